@@ -1,0 +1,260 @@
+//! Tool definitions (REFERENCE §1.3–§1.4): the model-facing schema plus the canonical output
+//! declaration, the body, and the presentation hooks.
+
+mod builder;
+mod callbacks;
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::content::{ContentBlock, ToolResult};
+use crate::error::{ToolArgsError, ToolError};
+use crate::exec::{ToolExecution, ToolExecutionResult, ToolRunContext};
+use crate::present::{ToolCallView, ToolResultView};
+use crate::subset::CompiledSchema;
+
+pub use builder::{ToolBuilder, default_render, is_valid_tool_name};
+pub use callbacks::{
+    BoxFuture, Concurrency, ExecuteFn, FinalizeFn, MetaFn, PresentCallFn, PresentResultFn, RenderFn,
+};
+
+/// The model-facing projection of a tool: exactly `{name, description, parameters}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolSchemaWire {
+    /// The tool's name.
+    pub name: String,
+    /// What the tool does, for the model.
+    pub description: String,
+    /// The JSON Schema of the arguments object.
+    pub parameters: Value,
+}
+
+/// Behaviour hints a host may forward (e.g. MCP tool annotations). All default to "unknown".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolAnnotations {
+    /// The tool does not modify its environment.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub read_only_hint: Option<bool>,
+    /// The tool may perform destructive updates.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub destructive_hint: Option<bool>,
+    /// Repeating a call with the same arguments has no additional effect.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub idempotent_hint: Option<bool>,
+    /// The tool interacts with an open world (the network, other agents).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub open_world_hint: Option<bool>,
+}
+
+pub(crate) struct Inner {
+    pub(crate) name: String,
+    pub(crate) description: String,
+    pub(crate) parameters: Value,
+    pub(crate) validator: Option<CompiledSchema>,
+    pub(crate) output_schema: Value,
+    pub(crate) output_validator: CompiledSchema,
+    pub(crate) render: RenderFn,
+    pub(crate) presentation_meta: Option<MetaFn>,
+    pub(crate) execute: ExecuteFn,
+    pub(crate) timeout_ms: Option<u64>,
+    pub(crate) concurrency: Concurrency,
+    pub(crate) finalize_content: Option<FinalizeFn>,
+    pub(crate) present_call: Option<PresentCallFn>,
+    pub(crate) present_result: Option<PresentResultFn>,
+    pub(crate) annotations: ToolAnnotations,
+}
+
+/// A complete tool: schema, output contract, body and presentation hooks.
+///
+/// Cheap to clone (one `Arc`). Built by `#[tool]`, by `#[tool_set]`, or by [`ToolDefinition::builder`]
+/// for closures and raw JSON schemas.
+///
+/// ```
+/// use dsh_tools::ToolDefinition;
+/// use serde_json::json;
+///
+/// let echo = ToolDefinition::builder("echo")
+///     .description("Echo the text back.")
+///     .parameters_json(json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}))
+///     .output_json(json!({"type": "string"}))
+///     .execute(|args, _ctx| async move { Ok(args["text"].clone()) })
+///     .build()
+///     .unwrap();
+/// assert_eq!(echo.name(), "echo");
+/// let err = echo.validate_args(&json!({"text": 1})).unwrap_err();
+/// assert_eq!(err.to_string(), "invalid arguments: \"text\" must be a string");
+/// ```
+#[derive(Clone)]
+pub struct ToolDefinition {
+    pub(crate) inner: Arc<Inner>,
+}
+
+impl fmt::Debug for ToolDefinition {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolDefinition")
+            .field("name", &self.inner.name)
+            .field("parameters", &self.inner.parameters)
+            .field("output_schema", &self.inner.output_schema)
+            .field("timeout_ms", &self.inner.timeout_ms)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ToolDefinition {
+    /// Starts building a definition from closures and JSON schemas.
+    pub fn builder(name: impl Into<String>) -> ToolBuilder {
+        ToolBuilder::new(name.into())
+    }
+
+    /// The tool's name.
+    pub fn name(&self) -> &str {
+        &self.inner.name
+    }
+
+    /// The tool's description.
+    pub fn description(&self) -> &str {
+        &self.inner.description
+    }
+
+    /// The JSON Schema of the arguments object.
+    pub fn parameters(&self) -> &Value {
+        &self.inner.parameters
+    }
+
+    /// The model-facing projection `{name, description, parameters}`.
+    pub fn schema(&self) -> ToolSchemaWire {
+        ToolSchemaWire {
+            name: self.inner.name.clone(),
+            description: self.inner.description.clone(),
+            parameters: self.inner.parameters.clone(),
+        }
+    }
+
+    /// The output schema (inside the reference subset).
+    pub fn output_schema(&self) -> &Value {
+        &self.inner.output_schema
+    }
+
+    /// The compiled output validator.
+    pub fn output_validator(&self) -> &CompiledSchema {
+        &self.inner.output_validator
+    }
+
+    /// Whether arguments are validated against the parameter schema before the body runs.
+    /// Raw tools (e.g. imported from MCP) validate their own input.
+    pub fn validates_args(&self) -> bool {
+        self.inner.validator.is_some()
+    }
+
+    /// Validates model-written arguments (always `Ok` for raw tools).
+    pub fn validate_args(&self, args: &Value) -> Result<(), ToolArgsError> {
+        match &self.inner.validator {
+            Some(validator) => crate::args::validate_args(validator, args),
+            None => Ok(()),
+        }
+    }
+
+    /// Runs the tool: validates the arguments (→ `INVALID_ARGS`), then calls the body.
+    pub fn execute(
+        &self,
+        args: Arc<Value>,
+        ctx: ToolRunContext,
+    ) -> BoxFuture<'static, Result<Value, ToolError>> {
+        if let Err(error) = self.validate_args(&args) {
+            return Box::pin(std::future::ready(Err(error.into())));
+        }
+        (self.inner.execute)(args, ctx)
+    }
+
+    /// Renders the model-facing content of a canonical value.
+    pub fn render(&self, args: &Value, value: &Value) -> Vec<ContentBlock> {
+        (self.inner.render)(args, value)
+    }
+
+    /// Computes the presentation payload of a top-level success, if the tool declares one.
+    pub fn presentation_meta(&self, args: &Value, value: &Value) -> Option<Value> {
+        self.inner
+            .presentation_meta
+            .as_ref()
+            .map(|meta| meta(args, value))
+    }
+
+    /// Whether the tool declares a presentation payload.
+    pub fn has_presentation_meta(&self) -> bool {
+        self.inner.presentation_meta.is_some()
+    }
+
+    /// The tool's declared deadline in milliseconds (enforced by the runtime's timeout policy).
+    pub fn timeout_ms(&self) -> Option<u64> {
+        self.inner.timeout_ms
+    }
+
+    /// Whether a call with these (raw) arguments may overlap other parallel calls. Invalid
+    /// arguments are never concurrency-safe.
+    pub fn is_concurrency_safe(&self, args: &Value) -> bool {
+        match &self.inner.concurrency {
+            Concurrency::Exclusive => false,
+            Concurrency::Parallel => self.validate_args(args).is_ok(),
+            Concurrency::Classify(classify) => self.validate_args(args).is_ok() && classify(args),
+        }
+    }
+
+    /// Whether the tool declares a concurrency classification at all.
+    pub fn has_concurrency_classifier(&self) -> bool {
+        !matches!(self.inner.concurrency, Concurrency::Exclusive)
+    }
+
+    /// Calls the tool's content finaliser, if any: `Some(blocks)` replaces the final content.
+    pub fn finalize_content(
+        &self,
+        exec: &ToolExecution,
+        result: &ToolExecutionResult,
+    ) -> Option<Vec<ContentBlock>> {
+        self.inner
+            .finalize_content
+            .as_ref()
+            .and_then(|f| f(exec, result))
+    }
+
+    /// The finaliser itself (the pipeline captures it when an execution starts).
+    pub fn finalizer(&self) -> Option<FinalizeFn> {
+        self.inner.finalize_content.clone()
+    }
+
+    /// The pending-call card. Soft: `None` when the tool declares none or the arguments do not
+    /// validate (a replayed old log must never crash a UI).
+    pub fn present_call(&self, args: &Value) -> Option<ToolCallView> {
+        let present = self.inner.present_call.as_ref()?;
+        self.validate_args(args).ok()?;
+        present(args)
+    }
+
+    /// The completed-call card. Soft, like [`ToolDefinition::present_call`].
+    pub fn present_result(&self, args: &Value, result: &ToolResult) -> Option<ToolResultView> {
+        let present = self.inner.present_result.as_ref()?;
+        self.validate_args(args).ok()?;
+        present(args, result)
+    }
+
+    /// Whether the tool declares a call presenter / a result presenter.
+    pub fn has_presenters(&self) -> (bool, bool) {
+        (
+            self.inner.present_call.is_some(),
+            self.inner.present_result.is_some(),
+        )
+    }
+
+    /// Behaviour hints.
+    pub fn annotations(&self) -> ToolAnnotations {
+        self.inner.annotations
+    }
+
+    /// Whether two handles point at the same definition.
+    pub fn ptr_eq(&self, other: &ToolDefinition) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+}

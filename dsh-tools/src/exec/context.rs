@@ -1,0 +1,153 @@
+//! The run context handed to a tool body.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use tokio_util::sync::CancellationToken;
+
+use super::{ExecutionToken, StateMap, ToolExecution};
+use crate::content::ContextMessage;
+
+#[derive(Debug, Default)]
+struct Shared {
+    deferred: Mutex<Vec<ContextMessage>>,
+    concludes_turn: AtomicBool,
+}
+
+/// What a tool body can see and do besides its arguments (REFERENCE §1.5 `ToolRunContext`): the
+/// call's identity, its cancellation token, deferring a context message to after the tool result,
+/// and asking the agent loop to conclude the turn.
+///
+/// A `#[tool]` function receives it by declaring a parameter of type `ToolRunContext` (the model
+/// never sees it). Tool bodies can be unit-tested with [`ToolRunContext::detached`].
+///
+/// ```
+/// use dsh_tools::exec::ToolRunContext;
+/// let ctx = ToolRunContext::detached("call-7");
+/// assert_eq!(ctx.call_id(), "call-7");
+/// assert!(!ctx.is_cancelled());
+/// ```
+#[derive(Debug, Clone)]
+pub struct ToolRunContext {
+    execution: Arc<ToolExecution>,
+    cancel: CancellationToken,
+    shared: Arc<Shared>,
+    states: Arc<StateMap>,
+}
+
+/// The pipeline's side of a [`ToolRunContext`]: it collects what the body deferred.
+#[derive(Debug)]
+pub struct RunContextHandle {
+    shared: Arc<Shared>,
+}
+
+impl ToolRunContext {
+    /// Creates a context for `execution` and the handle the pipeline keeps.
+    pub fn new(
+        execution: Arc<ToolExecution>,
+        cancel: CancellationToken,
+    ) -> (Self, RunContextHandle) {
+        let shared = Arc::new(Shared::default());
+        let handle = RunContextHandle {
+            shared: Arc::clone(&shared),
+        };
+        (
+            Self {
+                execution,
+                cancel,
+                shared,
+                states: Arc::new(StateMap::default()),
+            },
+            handle,
+        )
+    }
+
+    /// A context outside any pipeline (fresh token, fresh cancellation token).
+    pub fn detached(call_id: &str) -> Self {
+        let execution = Arc::new(ToolExecution::detached(
+            call_id,
+            "",
+            serde_json::Value::Null,
+        ));
+        Self::new(execution, CancellationToken::new()).0
+    }
+
+    /// The same context with the host's state map (read by `State<T>` parameters).
+    pub fn with_states(mut self, states: Arc<StateMap>) -> Self {
+        self.states = states;
+        self
+    }
+
+    /// The host state of type `T`, if provided.
+    pub fn state<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
+        self.states.get::<T>()
+    }
+
+    /// The execution this context belongs to.
+    pub fn execution(&self) -> &ToolExecution {
+        &self.execution
+    }
+
+    /// The model's call id.
+    pub fn call_id(&self) -> &str {
+        &self.execution.call_id
+    }
+
+    /// The outermost call id.
+    pub fn root_call_id(&self) -> &str {
+        &self.execution.root_call_id
+    }
+
+    /// This execution's token.
+    pub fn token(&self) -> ExecutionToken {
+        self.execution.token
+    }
+
+    /// The enclosing execution, for nested calls.
+    pub fn parent(&self) -> Option<ExecutionToken> {
+        self.execution.parent
+    }
+
+    /// The call's cancellation token: long-running tools should watch it.
+    pub fn cancellation(&self) -> &CancellationToken {
+        &self.cancel
+    }
+
+    /// Whether the call has been cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        self.cancel.is_cancelled()
+    }
+
+    /// Defers a context message: it is attached to the result (before any policy contexts) and
+    /// reaches the model after the tool result.
+    pub fn defer_context(&self, message: ContextMessage) {
+        self.shared
+            .deferred
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(message);
+    }
+
+    /// Asks the agent loop to end the turn after this call (only honoured on success).
+    pub fn conclude_turn(&self) {
+        self.shared.concludes_turn.store(true, Ordering::SeqCst);
+    }
+}
+
+impl RunContextHandle {
+    /// Takes the deferred context messages, in call order.
+    pub fn take_deferred(&self) -> Vec<ContextMessage> {
+        std::mem::take(
+            &mut *self
+                .shared
+                .deferred
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner),
+        )
+    }
+
+    /// Whether the body called [`ToolRunContext::conclude_turn`].
+    pub fn concludes_turn(&self) -> bool {
+        self.shared.concludes_turn.load(Ordering::SeqCst)
+    }
+}

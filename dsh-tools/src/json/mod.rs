@@ -1,0 +1,24 @@
+//! The JSON boundary: JavaScript-compatible number formatting, string escaping, stringification,
+//! pretty rendering, ordering, equality and the lossless-JSON rules (REFERENCE §1.1, §16).
+//!
+//! Every traversal is iterative, so 5,000-deep values never overflow the stack.
+
+mod equal;
+mod escape;
+mod lossless;
+mod number;
+mod order;
+mod pretty;
+mod stringify;
+
+pub use equal::json_equal;
+pub(crate) use equal::scalar_equal;
+pub use escape::{json_quote, write_json_quoted};
+pub use lossless::{LossyNumber, find_lossy, is_lossless, is_lossless_number, number_from_f64};
+pub use number::{
+    cmp_numbers, is_integer, js_number_string, number_js_string, number_to_f64, numbers_equal,
+    write_js_number, write_js_number_of,
+};
+pub use order::{collapse_js_whitespace, is_js_whitespace, utf16_cmp};
+pub use pretty::{render_pretty, render_value_text};
+pub use stringify::{js_stringify, write_js_stringify};

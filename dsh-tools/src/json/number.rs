@@ -1,0 +1,346 @@
+//! ECMAScript number semantics for JSON numbers.
+//!
+//! JavaScript numbers are IEEE-754 doubles. Everywhere a number reaches a model (violation messages,
+//! rendered values, generated TypeScript) it is printed the way `String(number)` prints it, and
+//! everywhere numbers are compared (bounds, `enum`, `const`) they are compared by their exact
+//! mathematical value, whatever representation `serde_json` chose (`u64`, `i64` or `f64`).
+
+use std::cmp::Ordering;
+use std::fmt::Write as _;
+
+use serde_json::Number;
+
+/// 2^53: every integer of smaller magnitude is exactly representable as a double.
+const EXACT_INT_LIMIT: f64 = 9_007_199_254_740_992.0;
+/// 2^53 as an integer.
+const EXACT_INT_LIMIT_U64: u64 = 9_007_199_254_740_992;
+/// 2^127 as a double: every finite double of smaller magnitude truncates into an `i128`.
+const I128_LIMIT: f64 = 170_141_183_460_469_231_731_687_303_715_884_105_728.0;
+
+/// Formats a double exactly as ECMAScript `Number.prototype.toString()` does.
+///
+/// Shortest round-trip digits; exponent form `1e+21` from 1e21 up and `1e-7` below 1e-6; integral
+/// values without `.0`; `-0` prints `0`; `NaN`, `Infinity` and `-Infinity` as JavaScript prints them.
+///
+/// ```
+/// use dsh_tools::json::js_number_string;
+/// assert_eq!(js_number_string(1e21), "1e+21");
+/// assert_eq!(js_number_string(1e-7), "1e-7");
+/// assert_eq!(js_number_string(100.0), "100");
+/// assert_eq!(js_number_string(0.1), "0.1");
+/// assert_eq!(js_number_string(-0.0), "0");
+/// assert_eq!(js_number_string(123456789012345680000.0), "123456789012345680000");
+/// assert_eq!(js_number_string(f64::NAN), "NaN");
+/// ```
+pub fn js_number_string(x: f64) -> String {
+    let mut out = String::new();
+    write_js_number(&mut out, x);
+    out
+}
+
+/// Appends [`js_number_string`]`(x)` to `out` (no intermediate allocation for small integers).
+///
+/// ```
+/// let mut out = String::from("x=");
+/// dsh_tools::json::write_js_number(&mut out, 2.5e-7);
+/// assert_eq!(out, "x=2.5e-7");
+/// ```
+pub fn write_js_number(out: &mut String, x: f64) {
+    if x.is_nan() {
+        out.push_str("NaN");
+        return;
+    }
+    if x.is_infinite() {
+        out.push_str(if x > 0.0 { "Infinity" } else { "-Infinity" });
+        return;
+    }
+    if x == 0.0 {
+        out.push('0');
+        return;
+    }
+    if x < 0.0 {
+        out.push('-');
+    }
+    let magnitude = x.abs();
+    if magnitude < EXACT_INT_LIMIT && magnitude.fract() == 0.0 {
+        // Exact: the magnitude is an integer below 2^53.
+        let _ = write!(out, "{}", magnitude as u64);
+        return;
+    }
+    // Rust's `{:e}` prints the shortest round-trip digits as `d[.ddd]e<exp>`.
+    let scientific = format!("{magnitude:e}");
+    let Some((mantissa, exponent)) = scientific.split_once('e') else {
+        out.push_str(&scientific);
+        return;
+    };
+    let Ok(exponent) = exponent.parse::<i64>() else {
+        out.push_str(&scientific);
+        return;
+    };
+    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    write_ecmascript_digits(out, &digits, exponent + 1);
+}
+
+/// Lays out the decimal digits `s` (k digits, value `0.s × 10^n`) per ECMAScript Number::toString.
+fn write_ecmascript_digits(out: &mut String, digits: &str, n: i64) {
+    let k = digits.len() as i64;
+    if k <= n && n <= 21 {
+        out.push_str(digits);
+        push_zeros(out, n - k);
+    } else if 0 < n && n <= 21 {
+        let (int, frac) = digits.split_at(n as usize);
+        out.push_str(int);
+        out.push('.');
+        out.push_str(frac);
+    } else if -6 < n && n <= 0 {
+        out.push_str("0.");
+        push_zeros(out, -n);
+        out.push_str(digits);
+    } else {
+        let (first, rest) = digits.split_at(1.min(digits.len()));
+        out.push_str(first);
+        if !rest.is_empty() {
+            out.push('.');
+            out.push_str(rest);
+        }
+        let e = n - 1;
+        out.push('e');
+        out.push(if e >= 0 { '+' } else { '-' });
+        let _ = write!(out, "{}", e.unsigned_abs());
+    }
+}
+
+fn push_zeros(out: &mut String, count: i64) {
+    for _ in 0..count {
+        out.push('0');
+    }
+}
+
+/// The number as a JavaScript double (integers beyond 2^53 round to the nearest double).
+///
+/// ```
+/// use dsh_tools::json::number_to_f64;
+/// let n = serde_json::Number::from(u64::MAX);
+/// assert_eq!(number_to_f64(&n), 18446744073709551616.0);
+/// ```
+pub fn number_to_f64(n: &Number) -> f64 {
+    if let Some(u) = n.as_u64() {
+        u as f64
+    } else if let Some(i) = n.as_i64() {
+        i as f64
+    } else {
+        n.as_f64().unwrap_or(f64::NAN)
+    }
+}
+
+/// Formats a JSON number the way JavaScript would print it after parsing it into a double.
+///
+/// ```
+/// use dsh_tools::json::number_js_string;
+/// let big: serde_json::Value = serde_json::from_str("123456789012345678901").unwrap();
+/// assert_eq!(number_js_string(big.as_number().unwrap()), "123456789012345680000");
+/// assert_eq!(number_js_string(&serde_json::Number::from(u64::MAX)), "18446744073709552000");
+/// assert_eq!(number_js_string(&serde_json::Number::from_f64(1.0).unwrap()), "1");
+/// ```
+pub fn number_js_string(n: &Number) -> String {
+    let mut out = String::new();
+    write_js_number_of(&mut out, n);
+    out
+}
+
+/// Appends [`number_js_string`]`(n)` to `out`.
+///
+/// ```
+/// let mut out = String::new();
+/// dsh_tools::json::write_js_number_of(&mut out, &serde_json::Number::from(-3));
+/// assert_eq!(out, "-3");
+/// ```
+pub fn write_js_number_of(out: &mut String, n: &Number) {
+    if let Some(u) = n.as_u64()
+        && u <= EXACT_INT_LIMIT_U64
+    {
+        let _ = write!(out, "{u}");
+        return;
+    }
+    if let Some(i) = n.as_i64()
+        && i.unsigned_abs() <= EXACT_INT_LIMIT_U64
+    {
+        let _ = write!(out, "{i}");
+        return;
+    }
+    write_js_number(out, number_to_f64(n));
+}
+
+/// Whether the number is an integer in the JSON-Schema / JavaScript sense: finite with a zero
+/// fraction, whatever its representation (`1.0` and `1e300` are integers).
+///
+/// ```
+/// use dsh_tools::json::is_integer;
+/// use serde_json::Number;
+/// assert!(is_integer(&Number::from(7)));
+/// assert!(is_integer(&Number::from_f64(1.0).unwrap()));
+/// assert!(is_integer(&Number::from_f64(1e300).unwrap()));
+/// assert!(!is_integer(&Number::from_f64(1.5).unwrap()));
+/// ```
+pub fn is_integer(n: &Number) -> bool {
+    if n.is_u64() || n.is_i64() {
+        return true;
+    }
+    n.as_f64()
+        .is_some_and(|f| f.is_finite() && f.fract() == 0.0)
+}
+
+/// The exact value of a number: an integer (lossless for `u64` and `i64`) or a double.
+#[derive(Clone, Copy)]
+enum Exact {
+    Int(i128),
+    Float(f64),
+}
+
+fn exact(n: &Number) -> Exact {
+    if let Some(u) = n.as_u64() {
+        Exact::Int(i128::from(u))
+    } else if let Some(i) = n.as_i64() {
+        Exact::Int(i128::from(i))
+    } else {
+        Exact::Float(n.as_f64().unwrap_or(f64::NAN))
+    }
+}
+
+/// Exact comparison of an integer with a double (NaN sorts above everything).
+fn cmp_int_float(i: i128, f: f64) -> Ordering {
+    if f.is_nan() || f >= I128_LIMIT {
+        return Ordering::Less;
+    }
+    if f < -I128_LIMIT {
+        return Ordering::Greater;
+    }
+    let truncated = f.trunc();
+    // Exact: `truncated` is integral and of magnitude below 2^127.
+    let whole = truncated as i128;
+    match i.cmp(&whole) {
+        Ordering::Equal if f > truncated => Ordering::Less,
+        Ordering::Equal if f < truncated => Ordering::Greater,
+        other => other,
+    }
+}
+
+/// Compares two JSON numbers by their exact mathematical value, across `u64`, `i64` and `f64`
+/// representations (no rounding through doubles).
+///
+/// ```
+/// use std::cmp::Ordering;
+/// use dsh_tools::json::cmp_numbers;
+/// use serde_json::Number;
+/// let max = Number::from(u64::MAX);
+/// let two_pow_64 = Number::from_f64(18446744073709551616.0).unwrap();
+/// assert_eq!(cmp_numbers(&max, &two_pow_64), Ordering::Less);
+/// assert_eq!(cmp_numbers(&Number::from(1), &Number::from_f64(1.0).unwrap()), Ordering::Equal);
+/// assert_eq!(cmp_numbers(&Number::from(-1), &Number::from(0u64)), Ordering::Less);
+/// ```
+pub fn cmp_numbers(a: &Number, b: &Number) -> Ordering {
+    match (exact(a), exact(b)) {
+        (Exact::Int(x), Exact::Int(y)) => x.cmp(&y),
+        (Exact::Int(x), Exact::Float(y)) => cmp_int_float(x, y),
+        (Exact::Float(x), Exact::Int(y)) => cmp_int_float(y, x).reverse(),
+        (Exact::Float(x), Exact::Float(y)) => x.partial_cmp(&y).unwrap_or_else(|| x.total_cmp(&y)),
+    }
+}
+
+/// Whether two JSON numbers are mathematically equal (`1 == 1.0`, `2^53 == 2^53.0`, `0 == -0`).
+///
+/// ```
+/// use dsh_tools::json::numbers_equal;
+/// use serde_json::Number;
+/// assert!(numbers_equal(&Number::from(9007199254740992u64), &Number::from_f64(9007199254740992.0).unwrap()));
+/// assert!(!numbers_equal(&Number::from(9007199254740993u64), &Number::from_f64(9007199254740992.0).unwrap()));
+/// ```
+pub fn numbers_equal(a: &Number, b: &Number) -> bool {
+    cmp_numbers(a, b) == Ordering::Equal
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f(x: f64) -> Number {
+        Number::from_f64(x).expect("finite")
+    }
+
+    #[test]
+    fn ecmascript_layouts() {
+        let cases: &[(f64, &str)] = &[
+            (0.0, "0"),
+            (1.0, "1"),
+            (-1.5, "-1.5"),
+            (123.456, "123.456"),
+            (1e21, "1e+21"),
+            (1e20, "100000000000000000000"),
+            (1.5e21, "1.5e+21"),
+            (1e-6, "0.000001"),
+            (1e-7, "1e-7"),
+            (1.25e-7, "1.25e-7"),
+            (0.000123, "0.000123"),
+            (1.0 / 3.0, "0.3333333333333333"),
+            (f64::MAX, "1.7976931348623157e+308"),
+            (f64::MIN_POSITIVE, "2.2250738585072014e-308"),
+            (5e-324, "5e-324"),
+            (9007199254740993.0, "9007199254740992"),
+            (18446744073709551616.0, "18446744073709552000"),
+            (f64::INFINITY, "Infinity"),
+            (f64::NEG_INFINITY, "-Infinity"),
+            (0.1 + 0.2, "0.30000000000000004"),
+            (-1e-7, "-1e-7"),
+            (123e18, "123000000000000000000"),
+        ];
+        for (x, want) in cases {
+            assert_eq!(js_number_string(*x), *want, "{x:?}");
+        }
+    }
+
+    #[test]
+    fn number_strings_follow_js_doubles() {
+        assert_eq!(
+            number_js_string(&Number::from(i64::MIN)),
+            "-9223372036854776000"
+        );
+        assert_eq!(
+            number_js_string(&Number::from(9007199254740993u64)),
+            "9007199254740992"
+        );
+        assert_eq!(
+            number_js_string(&Number::from(-9007199254740992i64)),
+            "-9007199254740992"
+        );
+        assert_eq!(number_js_string(&f(2.0)), "2");
+    }
+
+    #[test]
+    fn exact_comparisons() {
+        assert_eq!(
+            cmp_numbers(&Number::from(u64::MAX), &f(18446744073709551616.0)),
+            Ordering::Less
+        );
+        assert_eq!(
+            cmp_numbers(&f(18446744073709551616.0), &Number::from(u64::MAX)),
+            Ordering::Greater
+        );
+        assert_eq!(
+            cmp_numbers(&Number::from(i64::MIN), &f(-9223372036854775808.0)),
+            Ordering::Equal
+        );
+        assert_eq!(
+            cmp_numbers(&Number::from(i64::MIN), &f(-9223372036854775807.0)),
+            Ordering::Equal
+        );
+        assert_eq!(cmp_numbers(&Number::from(3), &f(2.5)), Ordering::Greater);
+        assert_eq!(cmp_numbers(&Number::from(-3), &f(-2.5)), Ordering::Less);
+        assert_eq!(cmp_numbers(&Number::from(-2), &f(-2.5)), Ordering::Greater);
+        assert_eq!(cmp_numbers(&Number::from(0), &f(-0.0)), Ordering::Equal);
+        assert_eq!(cmp_numbers(&Number::from(5), &f(1e300)), Ordering::Less);
+        assert_eq!(cmp_numbers(&Number::from(5), &f(-1e300)), Ordering::Greater);
+        assert_eq!(cmp_numbers(&f(0.1), &f(0.2)), Ordering::Less);
+        assert!(!is_integer(&f(0.5)));
+        assert!(is_integer(&Number::from(u64::MAX)));
+    }
+}

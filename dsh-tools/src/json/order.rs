@@ -1,0 +1,87 @@
+//! JavaScript string ordering and whitespace semantics.
+
+use std::cmp::Ordering;
+
+/// Compares two strings by UTF-16 code units, as JavaScript's default sort and `<` do.
+///
+/// Differs from `str::cmp` (code point order) for characters above U+FFFF versus U+E000..U+FFFF.
+///
+/// ```
+/// use std::cmp::Ordering;
+/// use dsh_tools::json::utf16_cmp;
+/// assert_eq!(utf16_cmp("\u{1F600}", "\u{FF5E}"), Ordering::Less);
+/// assert_eq!("\u{1F600}".cmp("\u{FF5E}"), Ordering::Greater);
+/// assert_eq!(utf16_cmp("a", "ab"), Ordering::Less);
+/// ```
+pub fn utf16_cmp(a: &str, b: &str) -> Ordering {
+    a.encode_utf16().cmp(b.encode_utf16())
+}
+
+/// Whether `c` matches JavaScript's `\s`: the WhiteSpace and LineTerminator productions (TAB, VT,
+/// FF, SPACE, NBSP, U+FEFF, every `Zs` character, LF, CR, U+2028, U+2029). U+0085 is **not**
+/// included (unlike [`char::is_whitespace`]).
+///
+/// ```
+/// use dsh_tools::json::is_js_whitespace;
+/// assert!(is_js_whitespace('\u{feff}'));
+/// assert!(is_js_whitespace('\u{a0}'));
+/// assert!(is_js_whitespace('\u{3000}'));
+/// assert!(!is_js_whitespace('\u{85}'));
+/// assert!(!is_js_whitespace('\u{180e}'));
+/// ```
+pub fn is_js_whitespace(c: char) -> bool {
+    matches!(
+        c,
+        '\u{9}' | '\u{a}' | '\u{b}' | '\u{c}' | '\u{d}' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'
+            ..='\u{200a}'
+                | '\u{2028}'
+                | '\u{2029}'
+                | '\u{202f}'
+                | '\u{205f}'
+                | '\u{3000}'
+                | '\u{feff}'
+    )
+}
+
+/// Collapses every run of JavaScript whitespace to one space and trims both ends
+/// (`s.replace(/\s+/g, ' ').trim()`).
+///
+/// ```
+/// use dsh_tools::json::collapse_js_whitespace;
+/// assert_eq!(collapse_js_whitespace("  a\n\t b\u{feff}c \u{85} "), "a b c \u{85}");
+/// assert_eq!(collapse_js_whitespace(" \n "), "");
+/// ```
+pub fn collapse_js_whitespace(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for word in s.split(is_js_whitespace).filter(|w| !w.is_empty()) {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utf16_order_sorts_like_javascript() {
+        let mut names = vec!["b", "\u{ff5e}", "\u{1f600}", "B", "a"];
+        names.sort_by(|a, b| utf16_cmp(a, b));
+        assert_eq!(names, vec!["B", "a", "b", "\u{1f600}", "\u{ff5e}"]);
+    }
+
+    #[test]
+    fn every_zs_character_is_whitespace() {
+        for c in [
+            '\u{2000}', '\u{2005}', '\u{200a}', '\u{202f}', '\u{205f}', '\u{1680}',
+        ] {
+            assert!(is_js_whitespace(c), "{c:?}");
+        }
+        for c in ['\u{200b}', 'x', '\u{85}', '\u{2060}'] {
+            assert!(!is_js_whitespace(c), "{c:?}");
+        }
+    }
+}

@@ -1,0 +1,210 @@
+//! JavaScript `JSON.stringify` (compact) and the shared iterative JSON writer.
+
+use serde_json::{Value, map};
+
+use super::escape::write_json_quoted;
+use super::number::write_js_number_of;
+
+/// Renders a value exactly as JavaScript `JSON.stringify(value)` does (compact form).
+///
+/// Numbers print as JavaScript prints the corresponding double, strings use `JSON.stringify`
+/// escaping, and object keys keep their insertion order. Iterative: 5,000-deep values are fine.
+///
+/// ```
+/// use dsh_tools::json::js_stringify;
+/// use serde_json::json;
+/// assert_eq!(js_stringify(&json!([1e21, 0.1, 1e-7])), "[1e+21,0.1,1e-7]");
+/// assert_eq!(js_stringify(&json!({"b": [true, null], "a": "\u{2028}"})), "{\"b\":[true,null],\"a\":\"\u{2028}\"}");
+/// assert_eq!(js_stringify(&json!(1.0)), "1");
+/// ```
+pub fn js_stringify(v: &Value) -> String {
+    let mut out = String::new();
+    write_json(&mut out, v, 0);
+    out
+}
+
+/// Appends [`js_stringify`]`(v)` to `out`.
+///
+/// ```
+/// let mut out = String::from("one of ");
+/// dsh_tools::json::write_js_stringify(&mut out, &serde_json::json!(["a", "b"]));
+/// assert_eq!(out, "one of [\"a\",\"b\"]");
+/// ```
+pub fn write_js_stringify(out: &mut String, v: &Value) {
+    write_json(out, v, 0);
+}
+
+/// One open container of the writer.
+enum Frame<'a> {
+    Array {
+        items: std::slice::Iter<'a, Value>,
+        depth: usize,
+        compact: bool,
+    },
+    Object {
+        entries: map::Iter<'a>,
+        depth: usize,
+        compact: bool,
+    },
+}
+
+fn push_indent(out: &mut String, depth: usize) {
+    for _ in 0..depth {
+        out.push_str("  ");
+    }
+}
+
+/// Writes `v` as JSON: containers at depth `>= compact_from` (root = depth 0) and all their
+/// descendants compact, shallower ones with 2-space indentation (`"key": value`, `,\n`).
+pub(crate) fn write_json(out: &mut String, v: &Value, compact_from: usize) {
+    let mut stack: Vec<Frame<'_>> = Vec::new();
+    let mut next: Option<(&Value, usize, bool)> = Some((v, 0, false));
+    loop {
+        if let Some((value, depth, inherited_compact)) = next.take() {
+            let compact = inherited_compact || depth >= compact_from;
+            match value {
+                Value::Null => out.push_str("null"),
+                Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+                Value::Number(n) => write_js_number_of(out, n),
+                Value::String(s) => write_json_quoted(out, s),
+                Value::Array(items) if items.is_empty() => out.push_str("[]"),
+                Value::Object(map) if map.is_empty() => out.push_str("{}"),
+                Value::Array(items) => {
+                    out.push('[');
+                    let mut items = items.iter();
+                    if let Some(first) = items.next() {
+                        if !compact {
+                            out.push('\n');
+                            push_indent(out, depth + 1);
+                        }
+                        next = Some((first, depth + 1, compact));
+                    }
+                    stack.push(Frame::Array {
+                        items,
+                        depth,
+                        compact,
+                    });
+                    continue;
+                }
+                Value::Object(map) => {
+                    out.push('{');
+                    let mut entries = map.iter();
+                    if let Some((key, first)) = entries.next() {
+                        if !compact {
+                            out.push('\n');
+                            push_indent(out, depth + 1);
+                        }
+                        write_key(out, key, compact);
+                        next = Some((first, depth + 1, compact));
+                    }
+                    stack.push(Frame::Object {
+                        entries,
+                        depth,
+                        compact,
+                    });
+                    continue;
+                }
+            }
+        }
+        let Some(frame) = stack.last_mut() else {
+            return;
+        };
+        match frame {
+            Frame::Array {
+                items,
+                depth,
+                compact,
+            } => {
+                if let Some(item) = items.next() {
+                    separator(out, *depth, *compact);
+                    next = Some((item, *depth + 1, *compact));
+                } else {
+                    close(out, *depth, *compact, ']');
+                    stack.pop();
+                }
+            }
+            Frame::Object {
+                entries,
+                depth,
+                compact,
+            } => {
+                if let Some((key, item)) = entries.next() {
+                    separator(out, *depth, *compact);
+                    write_key(out, key, *compact);
+                    next = Some((item, *depth + 1, *compact));
+                } else {
+                    close(out, *depth, *compact, '}');
+                    stack.pop();
+                }
+            }
+        }
+    }
+}
+
+fn write_key(out: &mut String, key: &str, compact: bool) {
+    write_json_quoted(out, key);
+    out.push_str(if compact { ":" } else { ": " });
+}
+
+fn separator(out: &mut String, depth: usize, compact: bool) {
+    out.push(',');
+    if !compact {
+        out.push('\n');
+        push_indent(out, depth + 1);
+    }
+}
+
+fn close(out: &mut String, depth: usize, compact: bool, bracket: char) {
+    if !compact {
+        out.push('\n');
+        push_indent(out, depth);
+    }
+    out.push(bracket);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn compact_forms() {
+        assert_eq!(js_stringify(&json!(null)), "null");
+        assert_eq!(js_stringify(&json!([])), "[]");
+        assert_eq!(js_stringify(&json!({})), "{}");
+        assert_eq!(
+            js_stringify(&json!({"a": {}, "b": [[]]})),
+            r#"{"a":{},"b":[[]]}"#
+        );
+        assert_eq!(
+            js_stringify(&json!([u64::MAX, -1, 2.5])),
+            "[18446744073709552000,-1,2.5]"
+        );
+        assert_eq!(js_stringify(&json!("\u{7f}\u{1}")), "\"\u{7f}\\u0001\"");
+    }
+
+    #[test]
+    fn deep_values_are_iterative() {
+        let mut v = json!(1);
+        for i in 0..5_000 {
+            v = if i % 2 == 0 {
+                Value::Array(vec![v])
+            } else {
+                Value::Object(std::iter::once((String::from("k"), v)).collect())
+            };
+        }
+        let text = std::thread::Builder::new()
+            .stack_size(256 * 1024)
+            .spawn(move || {
+                let text = js_stringify(&v);
+                std::mem::forget(v);
+                text
+            })
+            .expect("spawn")
+            .join()
+            .expect("join");
+        assert!(text.starts_with("{\"k\":[{\"k\":["));
+        assert!(text.contains("{\"k\":[1]}]}") && text.ends_with("]}]}"));
+        assert_eq!(text.len(), 1 + 2_500 * 2 + 2_500 * 6);
+    }
+}

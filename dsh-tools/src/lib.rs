@@ -1,0 +1,40 @@
+#![doc = include_str!("docs/crate.md")]
+#![warn(missing_docs)]
+
+pub mod args;
+pub mod collect;
+pub mod content;
+pub mod definition;
+pub mod error;
+pub mod exec;
+pub mod json;
+pub mod present;
+pub mod schema;
+pub mod subset;
+
+#[doc(hidden)]
+pub mod __private;
+
+pub use collect::{CollectError, ToolRegistration, ToolSet, collected_tools};
+pub use definition::{ToolAnnotations, ToolBuilder, ToolDefinition, ToolSchemaWire};
+pub use dsh_tools_macros::{ToolSchema, tool, tool_set};
+pub use error::{
+    DefinitionError, ErrorCode, ErrorInfo, HarnessError, JsonSchemaError, ToolArgsError, ToolError,
+    ToolOutputError,
+};
+pub use exec::{State, ToolRunContext};
+pub use schema::ToolSchema;
+
+// --- content/present re-exports ---
+pub use content::{ContentBlock, ContextMessage, ToolResult};
+pub use present::{ToolCallView, ToolResultView};
+
+// --- json/subset/args re-exports ---
+pub use args::validate_args;
+pub use json::LossyNumber;
+pub use subset::{CompiledSchema, Vocabulary, validate_value};
+
+/// The README's examples, compiled and run as doctests.
+#[doc = include_str!("../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

@@ -1,0 +1,162 @@
+//! The `dsh-tools` command-line host.
+//!
+//! ```text
+//! dsh-tools list                                   # the example tools' {name, description, parameters}
+//! dsh-tools schema check [FILE|-]                  # is a JSON schema inside the supported subset?
+//! dsh-tools schema validate --schema S [VALUE|-]   # validate a value (paths rooted at `value`)
+//! dsh-tools args validate --schema S [ARGS|-]      # validate tool arguments (parameter-root paths)
+//! ```
+//!
+//! Every command prints exactly one compact JSON document (and a newline) on stdout. The exit
+//! status is [`exit::OK`] (0) when the input is valid, [`exit::INVALID`] (1) when it is not, and
+//! [`exit::BAD_INPUT`] (2) when an input cannot be read or parsed, with a single
+//! `dsh-tools: <input>: <reason>` line on stderr. An input given as `-` or left out is read from
+//! standard input.
+//!
+//! Each command lives in a module of its own exposing its clap arguments and a
+//! `run(args) -> Result<Report, CliError>`; a new command is one more module and one more
+//! [`Command`] variant.
+
+mod input;
+mod list_cmd;
+mod schema_cmd;
+
+use std::fmt;
+use std::io::Write as _;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use serde_json::{Value, json};
+
+pub use input::Input;
+pub use list_cmd::ListArgs;
+pub use schema_cmd::{
+    ArgsCommand, ArgsValidateArgs, SchemaCheckArgs, SchemaCommand, SchemaValidateArgs,
+};
+
+/// The exit statuses of every command.
+pub mod exit {
+    /// The input is valid (or the command succeeded).
+    pub const OK: u8 = 0;
+    /// The input was read and is invalid.
+    pub const INVALID: u8 = 1;
+    /// An input could not be read or parsed (or a schema is unusable).
+    pub const BAD_INPUT: u8 = 2;
+}
+
+/// `dsh-tools`: inspect the example tools and check schemas, values and tool arguments.
+#[derive(Debug, Parser)]
+#[command(name = "dsh-tools", version)]
+pub struct Cli {
+    /// The command to run.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Check JSON schemas and validate values against them.
+    #[command(subcommand)]
+    Schema(SchemaCommand),
+    /// Validate tool arguments against a parameter schema.
+    #[command(subcommand)]
+    Args(ArgsCommand),
+    /// Print the example tools' model-facing schemas, sorted by name.
+    List(ListArgs),
+}
+
+impl Command {
+    /// Runs the command.
+    pub fn run(self) -> Result<Report, CliError> {
+        match self {
+            Self::Schema(command) => command.run(),
+            Self::Args(command) => command.run(),
+            Self::List(args) => list_cmd::run(args),
+        }
+    }
+}
+
+/// What a command prints on stdout, and whether it reports success.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Report {
+    /// The document, without its trailing newline.
+    pub output: String,
+    /// `false` when the input was invalid (exit status 1).
+    pub passed: bool,
+}
+
+impl Report {
+    /// A compact JSON document.
+    pub fn json(document: &Value, passed: bool) -> Self {
+        Self {
+            output: document.to_string(),
+            passed,
+        }
+    }
+
+    /// `{"valid":…,"violations":[…]}`: valid when there are no violations.
+    pub fn validity(violations: Vec<String>) -> Self {
+        let valid = violations.is_empty();
+        Self::json(&json!({"valid": valid, "violations": violations}), valid)
+    }
+
+    /// The exit status the report stands for.
+    pub fn exit_status(&self) -> u8 {
+        if self.passed { exit::OK } else { exit::INVALID }
+    }
+}
+
+/// A failure that ends the command with exit status [`exit::BAD_INPUT`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CliError {
+    message: String,
+}
+
+impl CliError {
+    /// A failure concerning one input: `<input>: <reason>`.
+    pub fn input(input: &Input, reason: impl fmt::Display) -> Self {
+        Self::new(format!("{input}: {reason}"))
+    }
+
+    /// A failure with a message of its own.
+    pub fn new(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+        }
+    }
+}
+
+/// The message on one line: line breaks (a JSON key may hold some) are escaped.
+impl fmt::Display for CliError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message.replace('\r', "\\r").replace('\n', "\\n"))
+    }
+}
+
+impl std::error::Error for CliError {}
+
+/// Parses the process's arguments, runs the command and prints its result; returns the exit
+/// status.
+pub fn main() -> ExitCode {
+    let status = match Cli::parse().command.run() {
+        Ok(report) => match print(&report.output) {
+            Ok(()) => report.exit_status(),
+            Err(error) => fail(&CliError::new(format!("<stdout>: cannot write: {error}"))),
+        },
+        Err(error) => fail(&error),
+    };
+    ExitCode::from(status)
+}
+
+fn print(output: &str) -> std::io::Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(output.as_bytes())?;
+    stdout.write_all(b"\n")?;
+    stdout.flush()
+}
+
+fn fail(error: &CliError) -> u8 {
+    eprintln!("dsh-tools: {error}");
+    exit::BAD_INPUT
+}

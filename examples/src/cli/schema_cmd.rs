@@ -1,0 +1,126 @@
+//! `schema check`, `schema validate` and `args validate`: the JSON-Schema subset and validation.
+
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand};
+use dsh_tools::HarnessError as _;
+use dsh_tools::subset::{self, CompiledSchema, Vocabulary};
+use serde_json::json;
+
+use super::input::two_inputs;
+use super::{CliError, Input, Report};
+
+/// `dsh-tools schema …`
+#[derive(Debug, Subcommand)]
+pub enum SchemaCommand {
+    /// Check that a JSON schema lies inside the supported subset. Prints `{"ok":true}`, or
+    /// `{"ok":false,"code":"UNSUPPORTED_SCHEMA","violations":[…]}` (exit status 1).
+    Check(SchemaCheckArgs),
+    /// Validate a JSON value against a schema; violation paths start at `value`. Prints
+    /// `{"valid":…,"violations":[…]}`.
+    Validate(SchemaValidateArgs),
+}
+
+/// Arguments of `schema check`.
+#[derive(Debug, Args)]
+pub struct SchemaCheckArgs {
+    /// The schema (`-` or left out: standard input).
+    #[arg(value_name = "FILE")]
+    pub file: Option<PathBuf>,
+}
+
+/// Arguments of `schema validate`.
+#[derive(Debug, Args)]
+pub struct SchemaValidateArgs {
+    /// The schema (`-`: standard input). It must lie inside the supported subset.
+    #[arg(long, value_name = "FILE")]
+    pub schema: PathBuf,
+    /// The value to validate (`-` or left out: standard input).
+    #[arg(value_name = "VALUE_FILE")]
+    pub value: Option<PathBuf>,
+}
+
+/// `dsh-tools args …`
+#[derive(Debug, Subcommand)]
+pub enum ArgsCommand {
+    /// Validate tool arguments against a parameter schema, as a tool does before its body runs;
+    /// violation paths are rooted at the arguments object. Prints `{"valid":…,"violations":[…]}`.
+    Validate(ArgsValidateArgs),
+}
+
+/// Arguments of `args validate`.
+#[derive(Debug, Args)]
+pub struct ArgsValidateArgs {
+    /// The parameter schema (`-`: standard input): an object schema in the parameter vocabulary.
+    #[arg(long, value_name = "FILE")]
+    pub schema: PathBuf,
+    /// The arguments to validate (`-` or left out: standard input).
+    #[arg(value_name = "ARGS_FILE")]
+    pub args: Option<PathBuf>,
+}
+
+impl SchemaCommand {
+    /// Runs the command.
+    pub fn run(self) -> Result<Report, CliError> {
+        match self {
+            Self::Check(args) => check(args),
+            Self::Validate(args) => validate(args),
+        }
+    }
+}
+
+impl ArgsCommand {
+    /// Runs the command.
+    pub fn run(self) -> Result<Report, CliError> {
+        match self {
+            Self::Validate(args) => validate_args(args),
+        }
+    }
+}
+
+fn check(args: SchemaCheckArgs) -> Result<Report, CliError> {
+    let schema = Input::new(args.file).read_json()?;
+    Ok(match subset::assert_supported(&schema) {
+        Ok(()) => Report::json(&json!({"ok": true}), true),
+        Err(error) => Report::json(
+            &json!({
+                "ok": false,
+                "code": error.code().as_str(),
+                "violations": error.violations,
+            }),
+            false,
+        ),
+    })
+}
+
+fn validate(args: SchemaValidateArgs) -> Result<Report, CliError> {
+    let (schema_input, value_input) =
+        two_inputs(Input::new(Some(args.schema)), Input::new(args.value))?;
+    let schema = schema_input.read_json()?;
+    subset::assert_supported(&schema).map_err(|e| CliError::input(&schema_input, e))?;
+    let value = value_input.read_json()?;
+    Ok(Report::validity(subset::validate_value(
+        &schema, &value, "value",
+    )))
+}
+
+fn validate_args(args: ArgsValidateArgs) -> Result<Report, CliError> {
+    let (schema_input, args_input) =
+        two_inputs(Input::new(Some(args.schema)), Input::new(args.args))?;
+    let schema = schema_input.read_json()?;
+    let compiled = CompiledSchema::compile(&schema, Vocabulary::Parameters)
+        .map_err(|e| CliError::input(&schema_input, e))?;
+    if schema.get("type").and_then(|t| t.as_str()) != Some("object") {
+        return Err(CliError::input(
+            &schema_input,
+            r#"a parameter schema must be an object schema ("type": "object")"#,
+        ));
+    }
+    let arguments = args_input.read_json()?;
+    Ok(Report::validity(
+        match dsh_tools::args::validate_args(&compiled, &arguments) {
+            Ok(()) => Vec::new(),
+            Err(error) => error.violations,
+        },
+    ))
+}

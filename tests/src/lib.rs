@@ -1,0 +1,16 @@
+//! Shared helpers of the workspace's integration tests.
+
+use std::path::Path;
+
+/// Prints a figure line and records it under `<target tmpdir>/figures/<name>.txt`, so the test
+/// command can show every category's figures at the end of a CI log.
+///
+/// Call it as `record_figure(env!("CARGO_TARGET_TMPDIR"), "schema-suite", "…")`.
+pub fn record_figure(target_tmpdir: &str, name: &str, line: &str) {
+    println!("{line}");
+    let dir = Path::new(target_tmpdir).join("figures");
+    if std::fs::create_dir_all(&dir).is_ok() {
+        // Figures are informative; failing to record one must not fail the test that measured it.
+        let _ = std::fs::write(dir.join(format!("{name}.txt")), format!("{line}\n"));
+    }
+}

@@ -1,0 +1,480 @@
+//! Soundness of the generated schemas: whenever a tool's parameter validation accepts an
+//! argument, deserialising it into the parameter's Rust type succeeds.
+//!
+//! Each property wraps the type as the only parameter of a tool (`{"v": T}`, the path a
+//! `#[tool]` takes), generates JSON values biased towards the schema's shape (right keys with
+//! wrong types, integer edges ±1, integral floats, 2^53 + 1, strings of 0, 1 and 2 characters,
+//! `null` where a value is optional, extra and aliased keys) mixed with arbitrary JSON, and
+//! checks `validate_args` accepts ⇒ `__private::deserialize_args` succeeds. Each property must
+//! also see both accepted and rejected cases, so it never holds vacuously.
+
+#![allow(dead_code, reason = "the types are only deserialised")]
+
+use std::cell::Cell;
+use std::collections::HashMap;
+
+use dsh_tools::ToolDefinition;
+use dsh_tools::schema::ToolSchema;
+use proptest::prelude::*;
+use proptest::strategy::Union;
+use proptest::test_runner::{Config, FileFailurePersistence, TestCaseError, TestRunner};
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value, json};
+
+// ----- the types under test -----
+
+/// The single parameter `v` of a tool.
+#[derive(Debug, Deserialize, dsh_tools::ToolSchema)]
+struct Wrap<T> {
+    v: T,
+}
+
+#[derive(Debug, Deserialize, dsh_tools::ToolSchema)]
+#[serde(rename_all = "camelCase")]
+struct Person {
+    first_name: String,
+    #[serde(default)]
+    age_years: u8,
+    nick_name: Option<String>,
+}
+
+#[derive(Debug, Deserialize, dsh_tools::ToolSchema)]
+struct Record {
+    id: u32,
+    #[serde(flatten)]
+    person: Person,
+    #[serde(flatten)]
+    extra: Option<Extra>,
+    tags: Vec<String>,
+    #[serde(alias = "lvl")]
+    level: i8,
+}
+
+#[derive(Debug, Deserialize, dsh_tools::ToolSchema)]
+struct Extra {
+    note: String,
+}
+
+#[derive(Debug, Deserialize, dsh_tools::ToolSchema)]
+#[serde(deny_unknown_fields, rename_all = "SCREAMING_SNAKE_CASE")]
+struct Strict {
+    flag: bool,
+    #[serde(default)]
+    count: Option<u16>,
+    #[serde(flatten)]
+    extra: Extra,
+}
+
+#[derive(Debug, Deserialize, dsh_tools::ToolSchema)]
+#[serde(default)]
+struct Defaults {
+    a: u8,
+    b: String,
+}
+
+impl Default for Defaults {
+    fn default() -> Self {
+        Self {
+            a: 7,
+            b: "b".into(),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize, dsh_tools::ToolSchema)]
+#[serde(rename_all = "kebab-case")]
+enum Mode {
+    FastForward,
+    #[serde(rename = "slow", alias = "Slow")]
+    Slow,
+    #[serde(skip)]
+    _Hidden,
+}
+
+#[derive(Debug, Deserialize, dsh_tools::ToolSchema)]
+enum External {
+    Unit,
+    Other,
+    Newtype(u8),
+    Maybe(Option<i16>),
+    Struct { a: u8, b: Option<String> },
+}
+
+#[derive(Debug, Deserialize, dsh_tools::ToolSchema)]
+#[serde(deny_unknown_fields)]
+struct Closed {
+    z: u8,
+}
+
+#[derive(Debug, Deserialize, dsh_tools::ToolSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Internal {
+    Unit,
+    Person(Person),
+    Closed(Closed),
+    Point {
+        x: i16,
+        #[serde(alias = "why")]
+        y: i16,
+    },
+}
+
+#[derive(Debug, Deserialize, dsh_tools::ToolSchema)]
+#[serde(tag = "t", content = "c")]
+enum Adjacent {
+    Unit,
+    Newtype(u8),
+    Optional(Option<char>),
+    Struct { x: i16 },
+}
+
+#[derive(Debug, Deserialize, dsh_tools::ToolSchema)]
+#[serde(untagged)]
+enum Untagged {
+    Nothing,
+    Small(u8),
+    Float(f32),
+    Text(String),
+    Named { x: String },
+}
+
+// ----- the property -----
+
+fn config() -> Config {
+    Config {
+        cases: 2000,
+        failure_persistence: Some(Box::new(FileFailurePersistence::SourceParallel(
+            "proptest-regressions",
+        ))),
+        source_file: Some(file!()),
+        ..Config::default()
+    }
+}
+
+fn definition<T: ToolSchema + 'static>() -> ToolDefinition {
+    ToolDefinition::builder("sound")
+        .description("Soundness probe.")
+        .parameters_spec(&<Wrap<T> as ToolSchema>::SCHEMA)
+        .output_json(json!({}))
+        .execute(|_args, _ctx| async { Ok(Value::Null) })
+        .build()
+        .unwrap()
+}
+
+/// Runs the property for `T` (`name` is the test's, `label` the type's) and records how many
+/// cases validated.
+fn check<T: ToolSchema + DeserializeOwned + std::fmt::Debug + 'static>(name: &str, label: &str) {
+    let tool = definition::<T>();
+    let schema = &tool.parameters()["properties"]["v"];
+    let keys = property_names(schema);
+    let values = prop::option::weighted(0.95, arguments(schema, &keys));
+    let accepted = Cell::new(0_u32);
+    let rejected = Cell::new(0_u32);
+    let mut runner = TestRunner::new(config());
+    let outcome = runner.run(&values, |v| {
+        let args = match v {
+            Some(v) => json!({ "v": v }),
+            None => json!({}),
+        };
+        if tool.validate_args(&args).is_err() {
+            rejected.set(rejected.get() + 1);
+            return Ok(());
+        }
+        accepted.set(accepted.get() + 1);
+        match dsh_tools::__private::deserialize_args::<Wrap<T>>(&args) {
+            Ok(_) => Ok(()),
+            Err(e) => Err(TestCaseError::fail(format!(
+                "{label}: {args} validates against {schema} but does not deserialise: {e}"
+            ))),
+        }
+    });
+    if let Err(failure) = outcome {
+        panic!("{failure}");
+    }
+    let (accepted, rejected) = (accepted.get(), rejected.get());
+    dsh_tools_tests::record_figure(
+        env!("CARGO_TARGET_TMPDIR"),
+        &format!("soundness-{name}"),
+        &format!("soundness {label}: {accepted} validated and deserialised, {rejected} rejected"),
+    );
+    assert!(
+        accepted > 0,
+        "{label}: no generated value validated; the property is vacuous"
+    );
+    assert!(
+        rejected > 0,
+        "{label}: every generated value validated; the generator is too tame"
+    );
+}
+
+// ----- value generation -----
+
+/// Every property name of a schema (all branches, all depths): extra keys are drawn from them,
+/// so a branch meets the keys of its siblings (`{"t": "Unit", "c": 5}`).
+fn property_names(schema: &Value) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut stack = vec![schema];
+    while let Some(node) = stack.pop() {
+        match node {
+            Value::Object(map) => {
+                if let Some(Value::Object(properties)) = map.get("properties") {
+                    names.extend(properties.keys().cloned());
+                }
+                stack.extend(map.values());
+            }
+            Value::Array(items) => stack.extend(items),
+            _ => {}
+        }
+    }
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// Values for `schema`: mostly shaped after it, sometimes anything.
+fn arguments(schema: &Value, keys: &[String]) -> BoxedStrategy<Value> {
+    prop_oneof![9 => shaped(schema, keys), 1 => any_json()].boxed()
+}
+
+/// Arbitrary JSON (small).
+fn any_json() -> BoxedStrategy<Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::from),
+        any::<i64>().prop_map(Value::from),
+        any::<u64>().prop_map(Value::from),
+        (-1e6..1e6_f64).prop_map(Value::from),
+        "[a-zA-Z_é😀]{0,3}".prop_map(Value::from),
+    ];
+    leaf.prop_recursive(3, 16, 4, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+            prop::collection::vec((key(), inner), 0..4)
+                .prop_map(|entries| Value::Object(entries.into_iter().collect())),
+        ]
+    })
+    .boxed()
+}
+
+/// Object keys: the schema's own property names, the aliases of the test types, and noise.
+fn extra_key(keys: &[String]) -> BoxedStrategy<String> {
+    if keys.is_empty() {
+        return key();
+    }
+    prop_oneof![prop::sample::select(keys.to_vec()), key()].boxed()
+}
+
+/// Object keys: the names and aliases the test types use, and noise.
+fn key() -> BoxedStrategy<String> {
+    prop_oneof![
+        Just("v"),
+        Just("type"),
+        Just("t"),
+        Just("c"),
+        Just("x"),
+        Just("y"),
+        Just("why"),
+        Just("lvl"),
+        Just("level"),
+        Just("note"),
+        Just("NOTE"),
+        Just("firstName"),
+        Just("first_name"),
+        Just("Unit"),
+        Just("Newtype"),
+        Just("extra"),
+        Just(""),
+    ]
+    .prop_map(str::to_owned)
+    .boxed()
+}
+
+fn shaped(schema: &Value, keys: &[String]) -> BoxedStrategy<Value> {
+    if let Some(branches) = schema.get("oneOf").and_then(Value::as_array) {
+        return Union::new(branches.iter().map(|b| shaped(b, keys))).boxed();
+    }
+    let noise = any_json();
+    if let Some(members) = schema.get("enum").and_then(Value::as_array) {
+        return prop_oneof![4 => literal(members.clone()), 1 => noise].boxed();
+    }
+    if let Some(value) = schema.get("const") {
+        return prop_oneof![4 => literal(vec![value.clone()]), 1 => noise].boxed();
+    }
+    let shape = match schema.get("type").and_then(Value::as_str) {
+        None => return any_json(),
+        Some("null") => Just(Value::Null).boxed(),
+        Some("boolean") => any::<bool>().prop_map(Value::from).boxed(),
+        Some("integer") | Some("number") => numbers(schema),
+        Some("string") => strings(),
+        Some("array") => arrays(schema, keys),
+        Some("object") => objects(schema, keys),
+        Some(_) => Just(Value::Null).boxed(),
+    };
+    prop_oneof![5 => shape, 1 => noise].boxed()
+}
+
+/// A listed literal, or a near miss of one (case changed, cut, extended).
+fn literal(members: Vec<Value>) -> BoxedStrategy<Value> {
+    (prop::sample::select(members), 0..4_u8)
+        .prop_map(|(value, twist)| match (value.as_str(), twist) {
+            (Some(s), 1) => Value::from(s.to_uppercase()),
+            (Some(s), 2) => Value::from(s.chars().skip(1).collect::<String>()),
+            (Some(s), 3) => Value::from(format!("{s}_")),
+            _ => value,
+        })
+        .boxed()
+}
+
+/// Mostly in-range values, then integer edges ±1, integral and fractional floats, the 2^53
+/// boundary, anything.
+fn numbers(schema: &Value) -> BoxedStrategy<Value> {
+    let bound = |key: &str| schema.get(key).and_then(Value::as_f64);
+    let safe = 2f64.powi(53);
+    let (low, high) = (
+        bound("minimum").unwrap_or(-1e6).max(-safe) as i64,
+        bound("maximum").unwrap_or(1e6).min(safe) as i64,
+    );
+    let mut edges: Vec<f64> = vec![0.0, 1.0, -1.0, safe, -safe, 1e39, f64::MAX];
+    for b in [bound("minimum"), bound("maximum")].into_iter().flatten() {
+        edges.extend([b, b - 1.0, b + 1.0]);
+    }
+    let edges: Vec<Value> = edges
+        .into_iter()
+        .flat_map(|f| {
+            let int = (f.abs() < 9.3e18).then(|| Value::from(f as i64));
+            [Some(Value::from(f)), int].into_iter().flatten()
+        })
+        .collect();
+    let wild = prop_oneof![
+        Just(Value::from(9_007_199_254_740_993_u64)),
+        Just(Value::from(u64::MAX)),
+        Just(Value::from(i64::MIN)),
+        any::<i64>().prop_map(Value::from),
+        (-300.0..300.0_f64).prop_map(Value::from),
+        Just(Value::from(1.5)),
+    ];
+    prop_oneof![
+        3 => (low..=high).prop_map(Value::from),
+        1 => (low..=high).prop_map(|i| Value::from(i as f64)),
+        2 => prop::sample::select(edges),
+        1 => wild,
+    ]
+    .boxed()
+}
+
+/// Strings of 0, 1 and 2 characters (multi-byte included) and a few longer ones.
+fn strings() -> BoxedStrategy<Value> {
+    prop_oneof![
+        Just(String::new()),
+        "[a-z]",
+        "[é😀a]",
+        "[a-z😀]{2}",
+        "[a-z]{3,6}",
+    ]
+    .prop_map(Value::from)
+    .boxed()
+}
+
+fn arrays(schema: &Value, keys: &[String]) -> BoxedStrategy<Value> {
+    let items = schema
+        .get("items")
+        .map_or_else(any_json, |items| shaped(items, keys));
+    let min = schema.get("minItems").and_then(Value::as_u64).unwrap_or(0) as usize;
+    let max = schema
+        .get("maxItems")
+        .and_then(Value::as_u64)
+        .map(|m| m as usize);
+    let fitting = min..=max.unwrap_or(min + 3);
+    let around = min.saturating_sub(1)..=max.map_or(min + 4, |m| m + 1);
+    prop_oneof![
+        3 => prop::collection::vec(items.clone(), fitting),
+        1 => prop::collection::vec(items, around),
+    ]
+    .prop_map(Value::Array)
+    .boxed()
+}
+
+fn objects(schema: &Value, keys: &[String]) -> BoxedStrategy<Value> {
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|names| names.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let properties: Vec<BoxedStrategy<Option<(String, Value)>>> = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|properties| {
+            properties
+                .iter()
+                .map(|(name, property)| {
+                    let p = if required.contains(&name.as_str()) {
+                        0.9
+                    } else {
+                        0.5
+                    };
+                    let name = name.clone();
+                    prop::option::weighted(
+                        p,
+                        shaped(property, keys).prop_map(move |v| (name.clone(), v)),
+                    )
+                    .boxed()
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let extras = prop::collection::vec((extra_key(keys), any_json()), 1..3);
+    (properties, prop::option::weighted(0.4, extras))
+        .prop_map(|(properties, extras)| {
+            let mut object: Map<String, Value> = properties.into_iter().flatten().collect();
+            for (key, value) in extras.into_iter().flatten() {
+                object.insert(key, value);
+            }
+            Value::Object(object)
+        })
+        .boxed()
+}
+
+// ----- one property per type -----
+
+macro_rules! sound {
+    ($($name:ident: $ty:ty;)*) => {$(
+        #[test]
+        fn $name() {
+            check::<$ty>(stringify!($name), stringify!($ty));
+        }
+    )*};
+}
+
+sound! {
+    unsigned_8: u8;
+    unsigned_16: u16;
+    unsigned_32: u32;
+    unsigned_64: u64;
+    signed_8: i8;
+    signed_16: i16;
+    signed_32: i32;
+    signed_64: i64;
+    float_32: f32;
+    float_64: f64;
+    character: char;
+    string: String;
+    optional_strings: Option<Vec<String>>;
+    byte_triple: [u8; 3];
+    json_value: Value;
+    flattened_record: Record;
+    strict_flattened: Strict;
+    container_default: Defaults;
+    unit_enum: Mode;
+    externally_tagged: External;
+    internally_tagged: Internal;
+    adjacently_tagged: Adjacent;
+    untagged: Untagged;
+}
+
+/// Maps validate their values through a schema-valued `additionalProperties` (parameter
+/// vocabulary).
+#[test]
+fn string_map() {
+    check::<HashMap<String, u16>>("string_map", "HashMap<String, u16>");
+}
