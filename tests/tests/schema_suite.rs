@@ -388,7 +388,11 @@ fn json_schema_test_suite_draft2020_12() {
         report.derived_cases,
         report.differences_seen,
     );
-    dsh_tools_tests::record_figure(env!("CARGO_TARGET_TMPDIR"), "json-schema-test-suite", &figure);
+    dsh_tools_tests::record_figure(
+        env!("CARGO_TARGET_TMPDIR"),
+        "json-schema-test-suite",
+        &figure,
+    );
     assert!(
         report.failures.is_empty(),
         "{} failing cases:\n{}",

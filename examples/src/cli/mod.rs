@@ -5,6 +5,7 @@
 //! dsh-tools schema check [FILE|-]                  # is a JSON schema inside the supported subset?
 //! dsh-tools schema validate --schema S [VALUE|-]   # validate a value (paths rooted at `value`)
 //! dsh-tools args validate --schema S [ARGS|-]      # validate tool arguments (parameter-root paths)
+//! dsh-tools call NAME [ARGS|-] [--yes]             # run an example tool through the full pipeline
 //! ```
 //!
 //! Every command prints exactly one compact JSON document (and a newline) on stdout. The exit
@@ -17,6 +18,7 @@
 //! `run(args) -> Result<Report, CliError>`; a new command is one more module and one more
 //! [`Command`] variant.
 
+mod call_cmd;
 mod input;
 mod list_cmd;
 mod schema_cmd;
@@ -28,6 +30,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use serde_json::{Value, json};
 
+pub use call_cmd::{CallArgs, host_registry};
 pub use input::Input;
 pub use list_cmd::ListArgs;
 pub use schema_cmd::{
@@ -64,6 +67,8 @@ pub enum Command {
     Args(ArgsCommand),
     /// Print the example tools' model-facing schemas, sorted by name.
     List(ListArgs),
+    /// Run an example tool through the full pipeline and print its result.
+    Call(CallArgs),
 }
 
 impl Command {
@@ -73,6 +78,7 @@ impl Command {
             Self::Schema(command) => command.run(),
             Self::Args(command) => command.run(),
             Self::List(args) => list_cmd::run(args),
+            Self::Call(args) => call_cmd::run(args),
         }
     }
 }

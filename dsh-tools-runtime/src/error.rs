@@ -1,0 +1,100 @@
+//! Registry errors (developer-facing, returned by mutators) and the harness errors the pipeline
+//! turns into results.
+
+use dsh_tools::{ErrorCode, HarnessError};
+
+/// The reserved Code Mode transport name.
+pub const RUN_CODE_NAME: &str = "run_code";
+
+/// Why a registry mutation was refused. The messages are the reference's (REFERENCE §5).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RegistryError {
+    /// `run_code` cannot be registered or shadowed, in any mode.
+    #[error(
+        "tool name \"run_code\" is reserved for the Code Mode presentation transport and cannot be registered or shadowed"
+    )]
+    ReservedName,
+    /// A global tool of that name exists.
+    #[error(
+        "tool \"{0}\" is already registered (for a per-agent variant, register through that agent's `agent.ctx` instead)"
+    )]
+    DuplicateGlobal(String),
+    /// A tool of that name exists in this scope.
+    #[error("tool \"{0}\" is already registered in this scope")]
+    DuplicateScoped(String),
+    /// `restrict` with neither `allow` nor `deny`.
+    #[error(
+        "tools.restrict({{}}) is a no-op: pass `allow` and/or `deny` (an empty filter is almost always a materialized-empty-config bug)"
+    )]
+    EmptyRestriction,
+    /// `restrict` naming `run_code`.
+    #[error(
+        "tools.restrict() cannot name reserved Code Mode presentation transport \"run_code\"; restrict end-capability tools instead"
+    )]
+    RestrictReserved,
+    /// `restrict` naming tools the scope does not inherit.
+    #[error("tools.restrict() names unknown global {names}; known global tools: {known}")]
+    UnknownRestrictedNames {
+        /// `tool "x"` or `tools "x", "y"`.
+        names: String,
+        /// The sorted inherited names, or `(none)`.
+        known: String,
+    },
+    /// A second presentation mode for one scope.
+    #[error(
+        "tools.presentAs(\"{new}\") conflicts with \"{old}\" already declared for this scope; one composition selects one presentation"
+    )]
+    PresentationConflict {
+        /// The mode asked for now.
+        new: &'static str,
+        /// The mode already declared.
+        old: &'static str,
+    },
+    /// The scope (or the registry) was disposed.
+    #[error("the scope was disposed; register through a live scope")]
+    ScopeDisposed,
+    /// A `#[tool]` or tool-set definition failed its checks, or two collected tools share a name.
+    #[error(transparent)]
+    Collect(#[from] dsh_tools::CollectError),
+    /// A tool-set definition failed its checks.
+    #[error(transparent)]
+    Definition(#[from] dsh_tools::DefinitionError),
+    /// A change listener panicked: the mutation was rolled back.
+    #[error("a tools/change listener failed: {0}")]
+    ChangeListener(String),
+}
+
+/// The named tool is unknown, invisible, or collapsed behind `run_code` (`UNKNOWN_TOOL`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct ToolNotFoundError {
+    message: String,
+}
+
+impl ToolNotFoundError {
+    /// `unknown tool "<name>"`.
+    pub fn unknown(name: &str) -> Self {
+        Self {
+            message: format!("unknown tool \"{name}\""),
+        }
+    }
+
+    /// The Code Mode collapse message for a model-direct call of a native tool.
+    pub fn collapsed(name: &str) -> Self {
+        Self {
+            message: format!(
+                "unknown tool \"{name}\": only `run_code` is callable directly — call `{name}` from inside a `run_code` program instead"
+            ),
+        }
+    }
+}
+
+impl HarnessError for ToolNotFoundError {
+    fn name(&self) -> &'static str {
+        "ToolNotFoundError"
+    }
+    fn code(&self) -> ErrorCode {
+        ErrorCode::UnknownTool
+    }
+}

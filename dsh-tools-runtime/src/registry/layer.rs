@@ -1,0 +1,171 @@
+//! One layer of registrations: the global layer or one scope's (REFERENCE §5.2).
+
+use std::collections::{HashMap, HashSet};
+
+use dsh_tools::ToolDefinition;
+use dsh_tools::exec::ScopeId;
+
+use super::PresentationMode;
+use crate::hooks::GuardFn;
+
+/// A compiled `restrict` filter.
+#[derive(Debug, Clone)]
+pub(crate) struct Restriction {
+    pub(crate) id: u64,
+    pub(crate) allow: Option<HashSet<String>>,
+    pub(crate) deny: Option<HashSet<String>>,
+}
+
+impl Restriction {
+    pub(crate) fn admits(&self, name: &str) -> bool {
+        self.allow.as_ref().is_none_or(|allow| allow.contains(name))
+            && self.deny.as_ref().is_none_or(|deny| !deny.contains(name))
+    }
+}
+
+/// Named tools (insertion order, unique per layer), restrictions, guards and a presentation cell.
+#[derive(Clone, Default)]
+pub(crate) struct Layer {
+    pub(crate) tools: Vec<(u64, ToolDefinition)>,
+    pub(crate) restrictions: Vec<Restriction>,
+    pub(crate) guards: Vec<(u64, GuardFn)>,
+    pub(crate) mode: Option<(u64, PresentationMode)>,
+}
+
+impl Layer {
+    pub(crate) fn tool(&self, name: &str) -> Option<&ToolDefinition> {
+        self.tools
+            .iter()
+            .find(|(_, def)| def.name() == name)
+            .map(|(_, def)| def)
+    }
+
+    pub(crate) fn admits(&self, name: &str) -> bool {
+        self.restrictions.iter().all(|r| r.admits(name))
+    }
+
+    /// Removes the effect with this id; returns whether anything was removed and whether it was
+    /// a change that notifies listeners (tools, restrictions, modes — not guards).
+    pub(crate) fn remove(&mut self, id: u64) -> Option<bool> {
+        if let Some(i) = self.tools.iter().position(|(e, _)| *e == id) {
+            self.tools.remove(i);
+            return Some(true);
+        }
+        if let Some(i) = self.restrictions.iter().position(|r| r.id == id) {
+            self.restrictions.remove(i);
+            return Some(true);
+        }
+        if let Some(i) = self.guards.iter().position(|(e, _)| *e == id) {
+            self.guards.remove(i);
+            return Some(false);
+        }
+        if self.mode.is_some_and(|(e, _)| e == id) {
+            self.mode = None;
+            return Some(true);
+        }
+        None
+    }
+}
+
+/// A scope: its parent link and its layer.
+#[derive(Clone, Default)]
+pub(crate) struct ScopeNode {
+    pub(crate) parent: Option<ScopeId>,
+    pub(crate) layer: Layer,
+    /// A disposed scope keeps its parent link (so its children still inherit through it) but
+    /// accepts no registrations.
+    pub(crate) disposed: bool,
+}
+
+/// Everything the registry knows, behind one `RwLock`.
+#[derive(Clone, Default)]
+pub(crate) struct RegistryState {
+    pub(crate) global: Layer,
+    pub(crate) scopes: HashMap<ScopeId, ScopeNode>,
+}
+
+impl RegistryState {
+    /// The scope chain of `scope`, farthest ancestor first, the scope itself last. Only live
+    /// scopes appear; a cycle (impossible through the API) is cut.
+    pub(crate) fn chain(&self, scope: ScopeId) -> Vec<ScopeId> {
+        let mut chain = Vec::new();
+        let mut cursor = Some(scope);
+        while let Some(id) = cursor {
+            let Some(node) = self.scopes.get(&id) else {
+                break;
+            };
+            if chain.contains(&id) {
+                break;
+            }
+            chain.push(id);
+            cursor = node.parent;
+        }
+        chain.reverse();
+        chain
+    }
+
+    /// Whether `agent` is `scope` or one of its descendants.
+    pub(crate) fn within(&self, agent: ScopeId, scope: ScopeId) -> bool {
+        let mut cursor = Some(agent);
+        let mut steps = 0usize;
+        while let Some(id) = cursor {
+            if id == scope {
+                return true;
+            }
+            steps += 1;
+            if steps > self.scopes.len() {
+                return false;
+            }
+            cursor = self.scopes.get(&id).and_then(|node| node.parent);
+        }
+        false
+    }
+
+    /// The live layer of `scope` (`None` for a disposed or unknown scope).
+    pub(crate) fn layer(&self, scope: Option<ScopeId>) -> Option<&Layer> {
+        match scope {
+            None => Some(&self.global),
+            Some(id) => self
+                .scopes
+                .get(&id)
+                .filter(|node| !node.disposed)
+                .map(|node| &node.layer),
+        }
+    }
+
+    pub(crate) fn layer_mut(&mut self, scope: Option<ScopeId>) -> Option<&mut Layer> {
+        match scope {
+            None => Some(&mut self.global),
+            Some(id) => self
+                .scopes
+                .get_mut(&id)
+                .filter(|node| !node.disposed)
+                .map(|node| &mut node.layer),
+        }
+    }
+
+    /// The effective presentation mode of a scope: the nearest declaration along its chain.
+    pub(crate) fn declared_mode(&self, scope: Option<ScopeId>) -> Option<PresentationMode> {
+        let scope = scope?;
+        self.chain(scope).iter().rev().find_map(|id| {
+            self.scopes
+                .get(id)
+                .and_then(|n| n.layer.mode.map(|(_, m)| m))
+        })
+    }
+}
+
+/// Renders the name list of the unknown-restriction error: `tool "x"` or `tools "x", "y"`.
+pub(crate) fn quoted_names(names: &[String]) -> String {
+    let quoted: Vec<String> = names.iter().map(|n| format!("\"{n}\"")).collect();
+    if quoted.len() == 1 {
+        format!("tool {}", quoted[0])
+    } else {
+        format!("tools {}", quoted.join(", "))
+    }
+}
+
+/// Helper for `HashMap` lookups by scope id.
+pub(crate) fn scope_layer(state: &RegistryState, id: ScopeId) -> Option<&Layer> {
+    state.scopes.get(&id).map(|node| &node.layer)
+}

@@ -1,0 +1,327 @@
+//! Registry mutators, shared by the global registry and scopes, and their undo.
+
+use std::collections::HashSet;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::{Arc, PoisonError};
+
+use dsh_tools::exec::{ScopeId, ToolExecution};
+use dsh_tools::{ToolDefinition, ToolSet};
+
+use super::layer::{Restriction, quoted_names};
+use super::{Effect, Inner, PresentationMode, Registration, RegistryChange, ToolRegistry, view};
+use crate::error::{RUN_CODE_NAME, RegistryError};
+use crate::hooks::{
+    AnyHook, ExecuteWrapperFn, GuardFn, PostExecuteFn, PreExecuteFn, ResultObserverFn,
+};
+use crate::panic_message;
+
+/// A `restrict` filter: keep only `allow`, and/or remove `deny`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ToolRestriction {
+    /// Only these inherited tools stay visible (an empty list hides every inherited tool).
+    pub allow: Option<Vec<String>>,
+    /// These inherited tools are hidden.
+    pub deny: Option<Vec<String>>,
+}
+
+impl ToolRegistry {
+    /// Registers a tool in the global layer.
+    pub fn register(&self, def: ToolDefinition) -> Result<Registration, RegistryError> {
+        self.register_in(None, def)
+    }
+
+    /// Registers every `#[tool]` linked into the binary (sorted by name; duplicates rejected).
+    pub fn register_collected(&self) -> Result<Registration, RegistryError> {
+        self.register_all(None, dsh_tools::collected_tools()?)
+    }
+
+    /// Registers a tool set (the `#[tool_set]` methods of `set`) in the global layer.
+    pub fn register_set<T: ToolSet>(&self, set: Arc<T>) -> Result<Registration, RegistryError> {
+        self.register_all(None, set.tool_definitions()?)
+    }
+
+    /// Adds a global guard (no change notification).
+    pub fn guard(
+        &self,
+        guard: impl Fn(&ToolExecution) -> Option<String> + Send + Sync + 'static,
+    ) -> Registration {
+        self.guard_in(None, Arc::new(guard))
+    }
+
+    /// Adds a global pre-execute policy (sees every call).
+    pub fn on_pre_execute(&self, hook: PreExecuteFn) -> Registration {
+        self.hook_in(None, AnyHook::Pre(hook))
+    }
+
+    /// Adds a global execute wrapper.
+    pub fn on_execute(&self, hook: ExecuteWrapperFn) -> Registration {
+        self.hook_in(None, AnyHook::Wrapper(hook))
+    }
+
+    /// Adds a global post-execute policy.
+    pub fn on_post_execute(&self, hook: PostExecuteFn) -> Registration {
+        self.hook_in(None, AnyHook::Post(hook))
+    }
+
+    /// Adds a global result observer.
+    pub fn on_result(
+        &self,
+        observer: impl Fn(&ToolExecution, &dsh_tools::exec::ToolExecutionResult) + Send + Sync + 'static,
+    ) -> Registration {
+        let hook: ResultObserverFn = Arc::new(observer);
+        self.hook_in(None, AnyHook::Observer(hook))
+    }
+
+    /// Adds a change listener (every change, scoped or not). A panicking listener rolls the
+    /// mutation that triggered it back.
+    pub fn on_change(
+        &self,
+        listener: impl Fn(&RegistryChange) + Send + Sync + 'static,
+    ) -> Registration {
+        let id = self.inner.next_id();
+        self.inner
+            .listeners
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push((id, Arc::new(listener)));
+        Registration::new(&self.inner, Effect::Listener { id })
+    }
+
+    pub(crate) fn register_all(
+        &self,
+        scope: Option<ScopeId>,
+        defs: Vec<ToolDefinition>,
+    ) -> Result<Registration, RegistryError> {
+        let mut done = Vec::with_capacity(defs.len());
+        for def in defs {
+            match self.register_in(scope, def) {
+                Ok(handle) => done.push(handle),
+                Err(error) => {
+                    done.iter().rev().for_each(Registration::dispose);
+                    return Err(error);
+                }
+            }
+        }
+        Ok(Registration::combine(done))
+    }
+
+    pub(crate) fn register_in(
+        &self,
+        scope: Option<ScopeId>,
+        def: ToolDefinition,
+    ) -> Result<Registration, RegistryError> {
+        let name = def.name().to_owned();
+        if name == RUN_CODE_NAME {
+            return Err(RegistryError::ReservedName);
+        }
+        let id = self.inner.next_id();
+        {
+            let mut state = self.inner.write();
+            let layer = state.layer_mut(scope).ok_or(RegistryError::ScopeDisposed)?;
+            if layer.tool(&name).is_some() {
+                return Err(match scope {
+                    None => RegistryError::DuplicateGlobal(name),
+                    Some(_) => RegistryError::DuplicateScoped(name),
+                });
+            }
+            layer.tools.push((id, def));
+        }
+        let change = RegistryChange::Registered { name, scope };
+        if let Err(message) = self.notify(&change) {
+            if let Some(layer) = self.inner.write().layer_mut(scope) {
+                layer.remove(id);
+            }
+            return Err(RegistryError::ChangeListener(message));
+        }
+        Ok(Registration::new(&self.inner, Effect::Layer { scope, id }))
+    }
+
+    pub(crate) fn restrict_in(
+        &self,
+        scope: ScopeId,
+        filter: ToolRestriction,
+    ) -> Result<Registration, RegistryError> {
+        if filter.allow.is_none() && filter.deny.is_none() {
+            return Err(RegistryError::EmptyRestriction);
+        }
+        let named = filter.allow.iter().chain(filter.deny.iter()).flatten();
+        if named.clone().any(|n| n == RUN_CODE_NAME) {
+            return Err(RegistryError::RestrictReserved);
+        }
+        let id = self.inner.next_id();
+        {
+            let mut state = self.inner.write();
+            // A disposed scope accepts no restriction (it would be silently dropped below).
+            if state.layer_mut(Some(scope)).is_none() {
+                return Err(RegistryError::ScopeDisposed);
+            }
+            let restrictable = view::view(&state, Some(scope)).restrictable;
+            let mut unknown: Vec<String> = Vec::new();
+            for name in named {
+                // Every unknown occurrence, allow first then deny, as the reference lists them.
+                if !restrictable.contains(name) {
+                    unknown.push(name.clone());
+                }
+            }
+            if !unknown.is_empty() {
+                let mut known = restrictable;
+                known.sort();
+                return Err(RegistryError::UnknownRestrictedNames {
+                    names: quoted_names(&unknown),
+                    known: if known.is_empty() {
+                        "(none)".into()
+                    } else {
+                        known.join(", ")
+                    },
+                });
+            }
+            let restriction = Restriction {
+                id,
+                allow: filter.allow.map(|v| v.into_iter().collect::<HashSet<_>>()),
+                deny: filter.deny.map(|v| v.into_iter().collect::<HashSet<_>>()),
+            };
+            if let Some(layer) = state.layer_mut(Some(scope)) {
+                layer.restrictions.push(restriction);
+            }
+        }
+        self.notify_or_undo(scope, id)?;
+        Ok(Registration::new(
+            &self.inner,
+            Effect::Layer {
+                scope: Some(scope),
+                id,
+            },
+        ))
+    }
+
+    pub(crate) fn present_as_in(
+        &self,
+        scope: ScopeId,
+        mode: PresentationMode,
+    ) -> Result<Registration, RegistryError> {
+        let id = self.inner.next_id();
+        {
+            let mut state = self.inner.write();
+            let layer = state
+                .layer_mut(Some(scope))
+                .ok_or(RegistryError::ScopeDisposed)?;
+            if let Some((_, old)) = layer.mode {
+                return Err(RegistryError::PresentationConflict {
+                    new: mode.as_str(),
+                    old: old.as_str(),
+                });
+            }
+            layer.mode = Some((id, mode));
+        }
+        self.notify_or_undo(scope, id)?;
+        Ok(Registration::new(
+            &self.inner,
+            Effect::Layer {
+                scope: Some(scope),
+                id,
+            },
+        ))
+    }
+
+    pub(crate) fn guard_in(&self, scope: Option<ScopeId>, guard: GuardFn) -> Registration {
+        let id = self.inner.next_id();
+        if let Some(layer) = self.inner.write().layer_mut(scope) {
+            layer.guards.push((id, guard));
+        }
+        Registration::new(&self.inner, Effect::Layer { scope, id })
+    }
+
+    pub(crate) fn hook_in(&self, scope: Option<ScopeId>, hook: AnyHook) -> Registration {
+        // A hook of a disposed scope would outlive the scope's disposal (and still reach its
+        // children, which keep their parent link): it is not added. The state lock is held
+        // across the insert so a concurrent `Scope::dispose` either sees the hook or is seen.
+        let state = self.inner.read();
+        if state.layer(scope).is_none() {
+            return Registration::new(&self.inner, Effect::Nothing);
+        }
+        let id = self.inner.next_id();
+        let mut kind = None;
+        self.inner
+            .edit_hooks(|tables| kind = Some(tables.insert(id, scope, hook)));
+        drop(state);
+        match kind {
+            Some(kind) => Registration::new(&self.inner, Effect::Hook { kind, id }),
+            None => Registration::new(&self.inner, Effect::Nothing),
+        }
+    }
+
+    fn notify_or_undo(&self, scope: ScopeId, id: u64) -> Result<(), RegistryError> {
+        if let Err(message) = self.notify(&RegistryChange::ScopeChanged { scope }) {
+            if let Some(layer) = self.inner.write().layer_mut(Some(scope)) {
+                layer.remove(id);
+            }
+            return Err(RegistryError::ChangeListener(message));
+        }
+        Ok(())
+    }
+
+    /// Delivers a change to every listener; a panicking listener's message is returned.
+    pub(crate) fn notify(&self, change: &RegistryChange) -> Result<(), String> {
+        self.inner.notify(change)
+    }
+}
+
+impl Inner {
+    pub(crate) fn notify(&self, change: &RegistryChange) -> Result<(), String> {
+        let listeners: Vec<_> = self
+            .listeners
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .map(|(_, l)| Arc::clone(l))
+            .collect();
+        for listener in listeners {
+            catch_unwind(AssertUnwindSafe(|| listener(change))).map_err(|p| panic_message(&*p))?;
+        }
+        Ok(())
+    }
+
+    /// Undoes one effect (idempotent at the handle level).
+    pub(crate) fn undo(&self, effect: &Effect) {
+        match effect {
+            Effect::Nothing => {}
+            Effect::Composite(effects) => effects.iter().rev().for_each(|e| self.undo(e)),
+            Effect::Hook { kind, id } => self.edit_hooks(|t| t.remove(*kind, *id)),
+            Effect::Listener { id } => self
+                .listeners
+                .write()
+                .unwrap_or_else(PoisonError::into_inner)
+                .retain(|(l, _)| l != id),
+            Effect::Layer { scope, id } => {
+                let removed = {
+                    let mut state = self.state.write().unwrap_or_else(PoisonError::into_inner);
+                    let name = state.layer_mut(*scope).and_then(|l| {
+                        l.tools
+                            .iter()
+                            .find(|(e, _)| e == id)
+                            .map(|(_, d)| d.name().to_owned())
+                    });
+                    state
+                        .layer_mut(*scope)
+                        .and_then(|l| l.remove(*id))
+                        .map(|notifies| (notifies, name))
+                };
+                // Removal never rolls back: a listener panic here is contained.
+                match removed {
+                    Some((true, Some(name))) => {
+                        let _ = self.notify(&RegistryChange::Unregistered {
+                            name,
+                            scope: *scope,
+                        });
+                    }
+                    Some((true, None)) => {
+                        if let Some(scope) = scope {
+                            let _ = self.notify(&RegistryChange::ScopeChanged { scope: *scope });
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+}
