@@ -52,6 +52,19 @@ impl ToolRegistry {
     pub(crate) async fn dispatch(&self, execution: &Execution) -> Prepared {
         let exec = Arc::clone(&execution.exec);
         let record = Arc::new(CoreRecord::default());
+        let wrappers = self.filtered(&execution.hooks.wrappers, &exec);
+        let view = DispatchExecution {
+            exec: Arc::clone(&exec),
+            cancel: execution.caller_cancel.clone(),
+            replaced: false,
+        };
+        if wrappers.is_empty() {
+            // No wrapper: core dispatch's own result, nothing to normalise.
+            let result = self
+                .core_dispatch(&view, &execution.caller_cancel, &record)
+                .await;
+            return self.after_dispatch(execution, &record, result);
+        }
         let core = {
             let registry = self.clone();
             let record = Arc::clone(&record);
@@ -70,16 +83,10 @@ impl ToolRegistry {
                 }) as dsh_tools::definition::BoxFuture<'static, ToolExecutionResult>
             })
         };
-        let chain: Arc<[_]> = self.filtered(&execution.hooks.wrappers, &exec).into();
         let next = ExecuteNext {
-            chain,
+            chain: wrappers.into(),
             index: 0,
             core,
-        };
-        let view = DispatchExecution {
-            exec: Arc::clone(&exec),
-            cancel: execution.caller_cancel.clone(),
-            replaced: false,
         };
         let waterfall = std::panic::AssertUnwindSafe(next.run(view));
         let returned = match waterfall.catch_unwind().await {
@@ -94,8 +101,6 @@ impl ToolRegistry {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .take();
-        let body_invoked = record.body_invoked.load(Ordering::SeqCst);
-        execution.body_invoked.store(body_invoked, Ordering::SeqCst);
         let result = match produced {
             Some(core) if core == returned => core,
             _ => {
@@ -109,6 +114,18 @@ impl ToolRegistry {
                 }
             }
         };
+        self.after_dispatch(execution, &record, result)
+    }
+
+    /// Rules 12–13 on the (normalised) dispatch result.
+    fn after_dispatch(
+        &self,
+        execution: &Execution,
+        record: &CoreRecord,
+        result: ToolExecutionResult,
+    ) -> Prepared {
+        let body_invoked = record.body_invoked.load(Ordering::SeqCst);
+        execution.body_invoked.store(body_invoked, Ordering::SeqCst);
         // 12. Contexts the body deferred come first, whatever the result.
         let mut result = prepend_contexts(result, record.take_deferred());
         // 13. A success that the caller cancelled meanwhile becomes a cancellation.

@@ -24,10 +24,11 @@ impl ToolRegistry {
         result: ToolExecutionResult,
     ) -> ToolExecutionResult {
         let exec = &execution.exec;
-        let chain: Arc<[_]> = self.filtered(&execution.hooks.post, exec).into();
+        let chain = self.filtered(&execution.hooks.post, exec);
         if chain.is_empty() {
             return result;
         }
+        let chain: Arc<[_]> = chain.into();
         let result = Arc::new(result);
         let next = PostNext {
             chain,

@@ -51,16 +51,36 @@ pub(crate) fn from_panic(payload: &(dyn std::any::Any + Send)) -> ToolExecutionR
     ToolExecutionResult::failure(ToolError::msg(panic_message(payload)))
 }
 
-/// Whether the model-facing parts of a result are lossless JSON.
+/// Whether the model-facing parts of a result are lossless JSON (REFERENCE §6.1 rule 18).
+///
+/// Walks the typed result directly: only JSON values (the value, meta and unknown content
+/// blocks) can hold a number that is not lossless, so nothing is serialised.
 pub(crate) fn result_is_lossless(result: &ToolExecutionResult) -> bool {
-    match serde_json::to_value(result) {
-        Ok(value) => is_lossless(&value),
-        Err(_) => false,
-    }
+    let (value, content, meta, contexts) = match result {
+        ToolExecutionResult::Success(s) => {
+            (Some(&s.value), &s.content, &s.meta, &s.additional_contexts)
+        }
+        ToolExecutionResult::Failure(f) => (None, &f.content, &f.meta, &f.additional_contexts),
+    };
+    value.is_none_or(is_lossless)
+        && meta.as_ref().is_none_or(is_lossless)
+        && content_is_lossless(content)
+        && contexts.iter().all(|c| content_is_lossless(&c.content))
 }
 
+/// Whether content blocks are lossless JSON (iterative over nested tool-result blocks).
 pub(crate) fn content_is_lossless(content: &[ContentBlock]) -> bool {
-    serde_json::to_value(content).is_ok_and(|v| is_lossless(&v))
+    let mut pending: Vec<&[ContentBlock]> = vec![content];
+    while let Some(blocks) = pending.pop() {
+        for block in blocks {
+            match block {
+                ContentBlock::Unknown(map) if !map.values().all(is_lossless) => return false,
+                ContentBlock::ToolResult { content, .. } => pending.push(content),
+                _ => {}
+            }
+        }
+    }
+    true
 }
 
 fn output_error(tool: &str, violation: String) -> ToolError {

@@ -67,11 +67,12 @@ impl ToolRegistry {
             .as_ref()
             .and_then(|def| def.finalizer())
             .filter(|_| lossless || !collapsed || cancel.is_cancelled());
-        let root = root_call_id.unwrap_or_else(|| call_id.clone());
+        let call_id: Arc<str> = call_id.into();
+        let root_call_id = root_call_id.map_or_else(|| Arc::clone(&call_id), Arc::from);
         let exec = Arc::new(ToolExecution {
             token: ExecutionToken::mint(),
-            call_id: call_id.into(),
-            root_call_id: root.into(),
+            call_id,
+            root_call_id,
             name: name.into(),
             arguments: lossless.then(|| Arc::new(arguments)),
             agent,
@@ -134,14 +135,18 @@ impl ToolRegistry {
         cancel: &CancellationToken,
     ) -> Prepared {
         // 4. The pre-execute waterfall (scope-filtered).
-        let chain: Arc<[_]> = self.filtered(&hooks.pre, exec).into();
-        let decision = PreNext {
-            chain,
-            index: 0,
-            exec: Arc::clone(exec),
-        }
-        .run()
-        .await;
+        let chain = self.filtered(&hooks.pre, exec);
+        let decision = if chain.is_empty() {
+            PreToolDecision::Allow
+        } else {
+            PreNext {
+                chain: chain.into(),
+                index: 0,
+                exec: Arc::clone(exec),
+            }
+            .run()
+            .await
+        };
         // 5–6. Ask.
         let mut approval_cancelled = false;
         let decision = match decision {
@@ -152,7 +157,7 @@ impl ToolRegistry {
             }
             other => other,
         };
-        if cancel.is_cancelled() && approval_cancelled {
+        if approval_cancelled && cancel.is_cancelled() {
             return Prepared::PostResult(aborted_before_dispatch());
         }
         // 7. Denial, or the first guard's reason after an allow.

@@ -251,8 +251,10 @@ impl ToolRegistry {
         agent: Option<ScopeId>,
         nested: bool,
     ) -> Option<ToolDefinition> {
-        let def = self.get(name, agent)?;
-        let collapsed = !nested && self.effective_mode(agent) == PresentationMode::Code;
+        let state = self.inner.read();
+        let def = view::get(&state, name, agent)?;
+        let mode = state.declared_mode(agent).unwrap_or(self.inner.config.mode);
+        let collapsed = !nested && mode == PresentationMode::Code;
         (!collapsed).then_some(def)
     }
 

@@ -32,7 +32,8 @@ pub struct ToolRunContext {
     execution: Arc<ToolExecution>,
     cancel: CancellationToken,
     shared: Arc<Shared>,
-    states: Arc<StateMap>,
+    /// Host state (`None` until a pipeline provides it: no allocation for tools without state).
+    states: Option<Arc<StateMap>>,
 }
 
 /// The pipeline's side of a [`ToolRunContext`]: it collects what the body deferred.
@@ -56,7 +57,7 @@ impl ToolRunContext {
                 execution,
                 cancel,
                 shared,
-                states: Arc::new(StateMap::default()),
+                states: None,
             },
             handle,
         )
@@ -74,13 +75,13 @@ impl ToolRunContext {
 
     /// The same context with the host's state map (read by `State<T>` parameters).
     pub fn with_states(mut self, states: Arc<StateMap>) -> Self {
-        self.states = states;
+        self.states = (!states.is_empty()).then_some(states);
         self
     }
 
     /// The host state of type `T`, if provided.
     pub fn state<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
-        self.states.get::<T>()
+        self.states.as_ref().and_then(|states| states.get::<T>())
     }
 
     /// The execution this context belongs to.
