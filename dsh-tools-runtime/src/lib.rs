@@ -3,6 +3,8 @@
 
 pub mod approval;
 pub mod batch;
+#[cfg(feature = "code-mode")]
+pub mod code;
 pub mod error;
 pub mod hooks;
 mod pipeline;

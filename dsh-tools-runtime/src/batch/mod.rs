@@ -22,7 +22,7 @@
 //! polled together, which is what makes their bodies overlap. Dropping the batch future drops
 //! every call still running; calls not yet committed then produce no result.
 
-mod scheduler;
+pub(crate) mod scheduler;
 
 use std::num::NonZeroUsize;
 

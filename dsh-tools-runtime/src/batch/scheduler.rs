@@ -1,5 +1,10 @@
 //! The batch state machine: one preparation at a time, overlapping dispatches, one commit at a
 //! time — all polled from the task that awaits the batch.
+//!
+//! The same machine serves two shapes: a fixed batch (all inputs known, results collected in
+//! call order) and a stream (Code Mode sub-calls: inputs arrive over a channel while the program
+//! runs, each committed result is reported as it commits, and unstarted calls are abandoned once
+//! the run is over).
 
 use std::collections::VecDeque;
 use std::future::Future;
@@ -12,6 +17,8 @@ use std::time::Instant;
 use dsh_tools::definition::BoxFuture;
 use dsh_tools::exec::{ToolExecutionInput, ToolExecutionMode, ToolExecutionResult};
 use futures_util::stream::{FuturesUnordered, StreamExt};
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
+use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use crate::pipeline::{Execution, Prepared};
@@ -27,8 +34,36 @@ struct Call {
 type Preparing = BoxFuture<'static, (usize, Call, Prepared)>;
 type Dispatching = BoxFuture<'static, (usize, Prepared)>;
 
+/// What the stream shape reports, in call order.
+#[derive(Debug)]
+pub(crate) enum LaneEvent {
+    /// The call's final result (after post-execute and finishing).
+    Committed(usize, ToolExecutionResult),
+    /// The call was never started: the run was over first.
+    Abandoned(usize),
+}
+
+/// Where inputs come from and results go.
+enum Shape {
+    /// A fixed batch: results collected in call order.
+    Batch(Vec<ToolExecutionResult>),
+    /// A stream of inputs; results reported on `events`. Once `over` fires, unstarted inputs
+    /// are abandoned and no new input is accepted.
+    Stream {
+        source: Option<UnboundedReceiver<ToolExecutionInput>>,
+        events: UnboundedSender<LaneEvent>,
+        over: CancellationToken,
+        committed: usize,
+        abandoned: usize,
+        on_start: Option<OnStart>,
+    },
+}
+
+/// Called when a streamed call starts (before its preparation).
+pub(crate) type OnStart = Arc<dyn Fn(&ToolExecutionInput) + Send + Sync>;
+
 /// Drives one batch to completion (see the module docs of [`crate::batch`]).
-pub(super) struct Scheduler {
+pub(crate) struct Scheduler {
     registry: ToolRegistry,
     cap: usize,
     /// Calls not yet prepared; the front one has index `next_prepare`.
@@ -47,8 +82,7 @@ pub(super) struct Scheduler {
     /// Per call: its post- or final result once known (taken by the commit).
     outcomes: Vec<Option<Prepared>>,
     committing: Option<BoxFuture<'static, ToolExecutionResult>>,
-    /// The results committed so far, in call order.
-    results: Vec<ToolExecutionResult>,
+    shape: Shape,
 }
 
 impl Scheduler {
@@ -71,8 +105,30 @@ impl Scheduler {
             calls: std::iter::repeat_with(|| None).take(total).collect(),
             outcomes: std::iter::repeat_with(|| None).take(total).collect(),
             committing: None,
-            results: Vec::with_capacity(total),
+            shape: Shape::Batch(Vec::with_capacity(total)),
         }
+    }
+
+    /// A streaming lane: inputs arrive on `source`, results are reported on `events` in call
+    /// order, and once `over` is cancelled the unstarted inputs are abandoned.
+    pub(crate) fn stream(
+        registry: ToolRegistry,
+        source: UnboundedReceiver<ToolExecutionInput>,
+        events: UnboundedSender<LaneEvent>,
+        over: CancellationToken,
+        cap: NonZeroUsize,
+        on_start: Option<OnStart>,
+    ) -> Self {
+        let mut scheduler = Self::new(registry, Vec::new(), cap);
+        scheduler.shape = Shape::Stream {
+            source: Some(source),
+            events,
+            over,
+            committed: 0,
+            abandoned: 0,
+            on_start,
+        };
+        scheduler
     }
 
     fn total(&self) -> usize {
@@ -81,7 +137,101 @@ impl Scheduler {
 
     /// The index of the next call to commit.
     fn next_commit(&self) -> usize {
-        self.results.len()
+        match &self.shape {
+            Shape::Batch(results) => results.len(),
+            Shape::Stream { committed, .. } => *committed,
+        }
+    }
+
+    fn record(&mut self, result: ToolExecutionResult) {
+        match &mut self.shape {
+            Shape::Batch(results) => results.push(result),
+            Shape::Stream {
+                events, committed, ..
+            } => {
+                // The receiver may be gone (the bridge stopped listening): nothing to report to.
+                let _ = events.send(LaneEvent::Committed(*committed, result));
+                *committed += 1;
+            }
+        }
+    }
+
+    /// Stream shape: takes new inputs, and abandons unstarted ones once the run is over.
+    /// Returns whether anything changed.
+    fn poll_source(&mut self, cx: &mut Context<'_>) -> bool {
+        let Shape::Stream {
+            source,
+            events,
+            over,
+            abandoned,
+            ..
+        } = &mut self.shape
+        else {
+            return false;
+        };
+        let mut progressed = false;
+        if over.is_cancelled() {
+            // No new call starts once the run is over: what is queued (here or still in the
+            // channel) is abandoned; started calls run to their commit.
+            if let Some(mut closed) = source.take() {
+                closed.close();
+                while let Ok(input) = closed.try_recv() {
+                    self.inputs.push_back(input);
+                    self.calls.push(None);
+                    self.outcomes.push(None);
+                }
+                progressed = true;
+            }
+            while self.inputs.pop_front().is_some() {
+                let index = self.next_prepare;
+                self.next_prepare += 1;
+                self.head_mode = None;
+                *abandoned += 1;
+                let _ = events.send(LaneEvent::Abandoned(index));
+                progressed = true;
+            }
+            return progressed;
+        }
+        if let Some(receiver) = source {
+            loop {
+                match receiver.poll_recv(cx) {
+                    Poll::Ready(Some(input)) => {
+                        self.inputs.push_back(input);
+                        self.calls.push(None);
+                        self.outcomes.push(None);
+                        progressed = true;
+                    }
+                    Poll::Ready(None) => {
+                        *source = None;
+                        progressed = true;
+                        break;
+                    }
+                    Poll::Pending => break,
+                }
+            }
+        }
+        progressed
+    }
+
+    /// Whether every call that will ever exist has been committed (or abandoned).
+    fn done(&self) -> bool {
+        match &self.shape {
+            Shape::Batch(_) => self.next_commit() == self.total(),
+            Shape::Stream {
+                source,
+                committed,
+                abandoned,
+                ..
+            } => {
+                source.is_none()
+                    && self.inputs.is_empty()
+                    && self.preparing.is_none()
+                    && self.committing.is_none()
+                    && self.in_flight.is_empty()
+                    && self.ready_to_launch.is_none()
+                    && committed + abandoned == self.next_prepare
+            }
+        }
     }
 
     /// Finishes the running commit, or starts the next one once its outcome is known.
@@ -90,7 +240,7 @@ impl Scheduler {
             let Poll::Ready(result) = commit.as_mut().poll(cx) else {
                 return false;
             };
-            self.results.push(result);
+            self.record(result);
             self.committing = None;
             return true;
         }
@@ -152,6 +302,13 @@ impl Scheduler {
         };
         let index = self.next_prepare;
         self.next_prepare += 1;
+        if let Shape::Stream {
+            on_start: Some(on_start),
+            ..
+        } = &self.shape
+        {
+            on_start(&input);
+        }
         if self.head_mode.take() == Some(ToolExecutionMode::Exclusive) {
             self.barrier = Some(index);
         }
@@ -188,11 +345,15 @@ impl Future for Scheduler {
         loop {
             // Each step registers the waker of whatever it waits on; loop while anything moved
             // so a future started in this poll is polled before returning `Pending`.
-            let mut progressed = this.poll_commit(cx);
+            let mut progressed = this.poll_source(cx);
+            progressed |= this.poll_commit(cx);
             progressed |= this.poll_dispatches(cx);
             progressed |= this.poll_prepare(cx);
-            if this.next_commit() == this.total() {
-                return Poll::Ready(std::mem::take(&mut this.results));
+            if this.done() {
+                return Poll::Ready(match &mut this.shape {
+                    Shape::Batch(results) => std::mem::take(results),
+                    Shape::Stream { .. } => Vec::new(),
+                });
             }
             if !progressed {
                 return Poll::Pending;

@@ -97,6 +97,8 @@ pub(crate) struct Inner {
     pub(crate) listeners: RwLock<Vec<(u64, ChangeListener)>>,
     pub(crate) approval: RwLock<Option<Arc<dyn ApprovalService>>>,
     pub(crate) states: RwLock<Arc<StateMap>>,
+    #[cfg(feature = "code-mode")]
+    pub(crate) code: crate::code::CodeState,
     ids: AtomicU64,
 }
 
@@ -178,6 +180,8 @@ impl ToolRegistry {
                 listeners: RwLock::new(Vec::new()),
                 approval: RwLock::new(None),
                 states: RwLock::new(Arc::new(StateMap::default())),
+                #[cfg(feature = "code-mode")]
+                code: crate::code::CodeState::default(),
                 ids: AtomicU64::new(1),
             }),
         }
@@ -196,12 +200,27 @@ impl ToolRegistry {
     /// The visible definition named `name` as `scope` sees it (shadowing and restrictions
     /// applied; `None` = the global view).
     pub fn get(&self, name: &str, scope: Option<ScopeId>) -> Option<ToolDefinition> {
+        if name == crate::RUN_CODE_NAME {
+            return self.transport_for(scope);
+        }
         view::get(&self.inner.read(), name, scope)
+    }
+
+    /// The `run_code` transport when `scope`'s mode is not native (REFERENCE §5.4 rule 6).
+    fn transport_for(&self, scope: Option<ScopeId>) -> Option<ToolDefinition> {
+        #[cfg(feature = "code-mode")]
+        if self.effective_mode(scope) != PresentationMode::Native {
+            return self.transport();
+        }
+        let _ = scope;
+        None
     }
 
     /// Every definition `scope` can see, in visible order.
     pub fn visible(&self, scope: Option<ScopeId>) -> Vec<ToolDefinition> {
-        view::view(&self.inner.read(), scope).visible
+        let mut visible = view::view(&self.inner.read(), scope).visible;
+        visible.extend(self.transport_for(scope));
+        visible
     }
 
     /// The pre-restriction name universe of `scope` (inherited names plus its own).
@@ -251,6 +270,9 @@ impl ToolRegistry {
         agent: Option<ScopeId>,
         nested: bool,
     ) -> Option<ToolDefinition> {
+        if name == crate::RUN_CODE_NAME {
+            return self.transport_for(agent);
+        }
         let state = self.inner.read();
         let def = view::get(&state, name, agent)?;
         let mode = state.declared_mode(agent).unwrap_or(self.inner.config.mode);

@@ -1,0 +1,90 @@
+//! The durable trace of Code Mode sub-calls (REFERENCE §8.7): `tool/code-dispatch-start` and
+//! `tool/code-dispatch` events, delivered to a host-provided sink (the host's session log).
+
+use dsh_tools::ContentBlock;
+use dsh_tools::exec::{ToolExecution, ToolExecutionInput, ToolExecutionResult};
+use serde::Serialize;
+use serde_json::Value;
+
+/// One sub-call event. Only calls whose outer `run_code` call has an agent produce events.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type")]
+pub enum CodeDispatchEvent {
+    /// A sub-call started (before its policies ran).
+    #[serde(rename = "tool/code-dispatch-start", rename_all = "camelCase")]
+    Start {
+        /// The outermost call id.
+        root_call_id: String,
+        /// The `run_code` call id.
+        parent_call_id: String,
+        /// `<parent>:code:<n>`.
+        sub_call_id: String,
+        /// The tool.
+        name: String,
+        /// The arguments (a copy independent of the dispatched one).
+        arguments: Value,
+    },
+    /// A started sub-call settled (exactly once per started call).
+    #[serde(rename = "tool/code-dispatch", rename_all = "camelCase")]
+    Settled {
+        /// The outermost call id.
+        root_call_id: String,
+        /// The `run_code` call id.
+        parent_call_id: String,
+        /// `<parent>:code:<n>`.
+        sub_call_id: String,
+        /// The tool.
+        name: String,
+        /// The arguments.
+        arguments: Value,
+        /// Whether the sub-call failed.
+        is_error: bool,
+        /// Its final content.
+        content: Vec<ContentBlock>,
+    },
+}
+
+impl CodeDispatchEvent {
+    pub(crate) fn start(input: &ToolExecutionInput, parent: &str) -> Self {
+        Self::Start {
+            root_call_id: input
+                .root_call_id
+                .clone()
+                .unwrap_or_else(|| input.call_id.clone()),
+            parent_call_id: parent.to_owned(),
+            sub_call_id: input.call_id.clone(),
+            name: input.name.clone(),
+            arguments: input.arguments.clone(),
+        }
+    }
+
+    pub(crate) fn settled(
+        outer: &ToolExecution,
+        index: usize,
+        name: &str,
+        arguments: Value,
+        result: &ToolExecutionResult,
+    ) -> Self {
+        Self::Settled {
+            root_call_id: outer.root_call_id.to_string(),
+            parent_call_id: outer.call_id.to_string(),
+            sub_call_id: format!("{}:code:{}", outer.call_id, index + 1),
+            name: name.to_owned(),
+            arguments,
+            is_error: result.is_error(),
+            content: result.content().to_vec(),
+        }
+    }
+}
+
+/// Where sub-call events go (the host's session log). A panicking sink is contained.
+pub trait CodeEventSink: Send + Sync {
+    /// Appends one event.
+    fn append(&self, event: CodeDispatchEvent);
+}
+
+pub(crate) fn emit(sink: &dyn CodeEventSink, event: CodeDispatchEvent) {
+    if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| sink.append(event))).is_err() {
+        tracing::warn!("tool/code-dispatch event sink failed");
+    }
+}

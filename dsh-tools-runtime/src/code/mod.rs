@@ -1,0 +1,90 @@
+//! Code Mode (REFERENCE §8–§9): the model writes a TypeScript program against a generated SDK;
+//! the program is type-stripped and runs in a fresh sandbox whose `tools.*` bindings go back
+//! through the registry's pipeline.
+
+mod bridge;
+pub mod events;
+pub mod runtime;
+pub mod transport;
+
+use std::sync::{Arc, OnceLock, PoisonError, RwLock};
+
+use dsh_tools::ToolDefinition;
+
+pub use events::{CodeDispatchEvent, CodeEventSink};
+pub use runtime::{
+    BindingFn, BindingNamespace, CodeErrorKind, CodeRunError, CodeRunRequest, CodeRunResult,
+    CodeRuntime, CodeRuntimeError, ErrorClass,
+};
+
+use crate::registry::{PresentationMode, ToolRegistry};
+
+/// The Code Mode state of one registry.
+#[derive(Default)]
+pub(crate) struct CodeState {
+    runtime: RwLock<Option<Arc<dyn CodeRuntime>>>,
+    sink: RwLock<Option<Arc<dyn CodeEventSink>>>,
+    transport: OnceLock<Option<ToolDefinition>>,
+}
+
+/// The actionable message when a non-native mode has no runtime (REFERENCE §8.1, in Rust terms).
+pub(crate) fn missing_runtime_message(mode: PresentationMode) -> String {
+    format!(
+        "dsh-tools: mode \"{}\" requires a code runtime — set one with ToolRegistry::set_code_runtime (e.g. dsh_tools_runtime::code::quickjs::QuickJsRuntime) or use PresentationMode::Native",
+        mode.as_str()
+    )
+}
+
+impl ToolRegistry {
+    /// Mounts the code runtime Code Mode programs run in.
+    pub fn set_code_runtime(&self, runtime: Arc<dyn CodeRuntime>) {
+        *self
+            .inner
+            .code
+            .runtime
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = Some(runtime);
+    }
+
+    /// The mounted code runtime.
+    pub fn code_runtime(&self) -> Option<Arc<dyn CodeRuntime>> {
+        self.inner
+            .code
+            .runtime
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Mounts the sink of `tool/code-dispatch-start` / `tool/code-dispatch` events.
+    pub fn set_code_event_sink(&self, sink: Arc<dyn CodeEventSink>) {
+        *self
+            .inner
+            .code
+            .sink
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = Some(sink);
+    }
+
+    pub(crate) fn event_sink(&self) -> Option<Arc<dyn CodeEventSink>> {
+        self.inner
+            .code
+            .sink
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// The shared `run_code` transport (the same definition for every code-mode scope).
+    pub(crate) fn transport(&self) -> Option<ToolDefinition> {
+        self.inner
+            .code
+            .transport
+            .get_or_init(|| {
+                transport::run_code_definition(Arc::downgrade(&self.inner))
+                    .inspect_err(|e| tracing::error!("run_code transport is invalid: {e}"))
+                    .ok()
+            })
+            .clone()
+    }
+}

@@ -1,0 +1,153 @@
+//! The code-runtime seam (REFERENCE §9.1): how a Code Mode program runs, whatever the backend.
+
+use std::fmt;
+use std::sync::Arc;
+
+use dsh_tools::definition::BoxFuture;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+/// One host function callable from a program: lossless JSON arguments in, the resolved value or
+/// a failure message out (the program sees a rejection).
+pub type BindingFn = Arc<dyn Fn(Value) -> BoxFuture<'static, Result<Value, String>> + Send + Sync>;
+
+/// An error class materialised in the program for failed binding calls.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ErrorClass {
+    /// The constructor's global name, e.g. `ToolCallError`.
+    pub name: String,
+    /// The own property carrying the member (binding) name, e.g. `toolName`.
+    pub member_name_property: String,
+}
+
+/// A namespace of bindings: one global object (e.g. `tools`) with one async function per name.
+#[derive(Clone)]
+pub struct BindingNamespace {
+    /// The global's name.
+    pub global: String,
+    /// The functions, in order. Names are own properties only (`__proto__` is an ordinary name).
+    pub functions: Vec<(String, BindingFn)>,
+    /// The error class failed calls reject with (a plain `Error` without one).
+    pub error_class: Option<ErrorClass>,
+}
+
+impl fmt::Debug for BindingNamespace {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BindingNamespace")
+            .field("global", &self.global)
+            .field(
+                "functions",
+                &self.functions.iter().map(|(n, _)| n).collect::<Vec<_>>(),
+            )
+            .field("error_class", &self.error_class)
+            .finish()
+    }
+}
+
+/// What to run.
+#[derive(Debug, Clone)]
+pub struct CodeRunRequest {
+    /// The program: the body of an async function (top-level `await` and `return` work).
+    pub program: String,
+    /// The binding namespaces.
+    pub bindings: Vec<BindingNamespace>,
+    /// Cancels the run (outcome `abort`).
+    pub cancel: CancellationToken,
+}
+
+/// How a program run failed. The first six are the reference's kinds; the rest name the extra
+/// limits of our sandboxes precisely.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum CodeErrorKind {
+    /// The program threw, or did not parse / strip.
+    Exception,
+    /// A time budget ran out (CPU or wall clock).
+    Timeout,
+    /// The run was cancelled.
+    Abort,
+    /// The substrate died.
+    WorkerExit,
+    /// The completion value is not lossless JSON.
+    InvalidOutput,
+    /// Console output plus the result exceeded the output budget.
+    OutputLimit,
+    /// The memory limit was reached.
+    MemoryLimit,
+    /// The JS stack limit was reached.
+    StackOverflow,
+    /// The source is larger than the configured size, or nested deeper than the configured depth.
+    SourceLimit,
+    /// The program made more tool calls than allowed.
+    CallLimit,
+}
+
+impl CodeErrorKind {
+    /// The wire name (`exception`, `timeout`, `abort`, `worker-exit`, `invalid-output`,
+    /// `output-limit`, `memory-limit`, `stack-overflow`, `source-limit`, `call-limit`).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Exception => "exception",
+            Self::Timeout => "timeout",
+            Self::Abort => "abort",
+            Self::WorkerExit => "worker-exit",
+            Self::InvalidOutput => "invalid-output",
+            Self::OutputLimit => "output-limit",
+            Self::MemoryLimit => "memory-limit",
+            Self::StackOverflow => "stack-overflow",
+            Self::SourceLimit => "source-limit",
+            Self::CallLimit => "call-limit",
+        }
+    }
+}
+
+impl fmt::Display for CodeErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A failed run's kind and message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CodeRunError {
+    /// What failed.
+    pub kind: CodeErrorKind,
+    /// The message (for exceptions: the stack or message, with line:column in the program).
+    pub message: String,
+}
+
+/// The outcome of a run: programs always resolve to one of these.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CodeRunResult {
+    /// The completion value (absent when the program returned nothing).
+    pub value: Option<Value>,
+    /// Captured console output, one entry per call.
+    pub logs: Vec<String>,
+    /// Set when the run failed.
+    pub error: Option<CodeRunError>,
+}
+
+/// Contract misuse (`run` rejects only for these; program failures are results).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CodeRuntimeError {
+    /// A binding namespace is unusable (bad or reserved global, duplicate names...).
+    #[error("{0}")]
+    InvalidBinding(String),
+    /// The runtime was disposed.
+    #[error("run() after disposal")]
+    Disposed,
+}
+
+/// A code runtime backend (REFERENCE §9.1). Every run is fresh: nothing survives between runs.
+pub trait CodeRuntime: Send + Sync {
+    /// The program language (`typescript`).
+    fn language(&self) -> &str;
+    /// An isolation label (not a security claim).
+    fn isolation(&self) -> &str;
+    /// Runs a program.
+    fn run(
+        &self,
+        request: CodeRunRequest,
+    ) -> BoxFuture<'static, Result<CodeRunResult, CodeRuntimeError>>;
+}

@@ -1,0 +1,363 @@
+//! The `run_code` transport and its dispatch bridge (REFERENCE §5.4 rule 6, §6.1 rule 2, §8.3,
+//! §8.6), driven by a scripted code runtime so the bridge is tested apart from any sandbox.
+#![cfg(feature = "code-mode")]
+
+use std::sync::{Arc, Mutex};
+
+use dsh_tools::definition::BoxFuture;
+use dsh_tools::exec::{ToolExecutionInput, ToolExecutionResult};
+use dsh_tools::{ToolDefinition, ToolError};
+use dsh_tools_runtime::code::{
+    CodeDispatchEvent, CodeErrorKind, CodeEventSink, CodeRunError, CodeRunRequest, CodeRunResult,
+    CodeRuntime, CodeRuntimeError,
+};
+use dsh_tools_runtime::{PresentationMode, RegistryConfig, ToolRegistry};
+use serde_json::{Value, json};
+
+type Script = Arc<
+    dyn Fn(CodeRunRequest) -> BoxFuture<'static, Result<CodeRunResult, CodeRuntimeError>>
+        + Send
+        + Sync,
+>;
+
+/// A code runtime whose "program" is a Rust closure over the bindings.
+struct Scripted(Script);
+
+impl CodeRuntime for Scripted {
+    fn language(&self) -> &str {
+        "typescript"
+    }
+    fn isolation(&self) -> &str {
+        "scripted"
+    }
+    fn run(
+        &self,
+        request: CodeRunRequest,
+    ) -> BoxFuture<'static, Result<CodeRunResult, CodeRuntimeError>> {
+        (self.0)(request)
+    }
+}
+
+fn binding(request: &CodeRunRequest, name: &str) -> dsh_tools_runtime::code::BindingFn {
+    request.bindings[0]
+        .functions
+        .iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, f)| Arc::clone(f))
+        .unwrap_or_else(|| panic!("no binding {name}"))
+}
+
+fn echo(parallel: bool) -> ToolDefinition {
+    ToolDefinition::builder("echo")
+        .description("Echo the text.")
+        .parameters_json(json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}))
+        .output_json(json!({"type": "string"}))
+        .concurrency_safe(parallel)
+        .execute(|args, _| async move { Ok(args["text"].clone()) })
+        .build()
+        .unwrap()
+}
+
+fn failing() -> ToolDefinition {
+    ToolDefinition::builder("fail")
+        .description("Always fails.")
+        .execute(|_, _| async { Err(ToolError::msg("disk on fire")) })
+        .build()
+        .unwrap()
+}
+
+fn code_registry(script: Script) -> ToolRegistry {
+    let registry = ToolRegistry::with_config(RegistryConfig {
+        mode: PresentationMode::Code,
+        ..RegistryConfig::default()
+    });
+    registry.register(echo(true)).unwrap().keep();
+    registry.register(failing()).unwrap().keep();
+    registry.set_code_runtime(Arc::new(Scripted(script)));
+    registry
+}
+
+fn run_code_call(id: &str, code: &str) -> ToolExecutionInput {
+    ToolExecutionInput::new(
+        id,
+        "run_code",
+        json!({"code": code, "description": "Echo twice"}),
+    )
+}
+
+fn text(result: &ToolExecutionResult) -> String {
+    result.content()[0].as_text().unwrap().to_owned()
+}
+
+fn two_echoes() -> Script {
+    Arc::new(|request: CodeRunRequest| {
+        let echo = binding(&request, "echo");
+        Box::pin(async move {
+            let (a, b) = tokio::join!(echo(json!({"text": "a"})), echo(json!({"text": "b"})));
+            Ok(CodeRunResult {
+                value: Some(json!([a.unwrap(), b.unwrap()])),
+                logs: vec!["two calls".into()],
+                error: None,
+            })
+        })
+    })
+}
+
+#[test]
+fn the_transport_is_visible_last_in_code_scopes_only() {
+    let registry = code_registry(two_echoes());
+    let names: Vec<String> = registry
+        .visible(None)
+        .iter()
+        .map(|d| d.name().to_owned())
+        .collect();
+    assert_eq!(names, ["echo", "fail", "run_code"]);
+    let agent = registry.scope();
+    let native = registry.scope();
+    native.present_as(PresentationMode::Native).unwrap().keep();
+    assert!(native.get("run_code").is_none());
+    assert!(
+        agent
+            .get("run_code")
+            .unwrap()
+            .ptr_eq(&registry.get("run_code", None).unwrap())
+    );
+    let schema = serde_json::to_value(agent.get("run_code").unwrap().schema()).unwrap();
+    assert_eq!(
+        schema["parameters"]["required"],
+        json!(["code", "description"])
+    );
+    assert_eq!(
+        schema["parameters"]["properties"]["code"]["description"],
+        "The program: the body of an async TypeScript function."
+    );
+    for fragment in [
+        "Execute a TypeScript program",
+        "BODY of an",
+        "`description`",
+    ] {
+        assert!(
+            schema["description"].as_str().unwrap().contains(fragment),
+            "{fragment}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn model_direct_calls_collapse_and_programs_reach_tools() {
+    let registry = code_registry(two_echoes());
+    let observed = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&observed);
+    registry
+        .on_result(move |exec, result| {
+            sink.lock().unwrap().push((
+                exec.call_id.to_string(),
+                exec.parent.is_some(),
+                result.is_error(),
+            ));
+        })
+        .keep();
+    let direct = registry
+        .execute(ToolExecutionInput::new("d1", "echo", json!({"text": "x"})))
+        .await;
+    assert_eq!(
+        text(&direct),
+        "Error: unknown tool \"echo\": only `run_code` is callable directly — call `echo` from inside a `run_code` program instead"
+    );
+    let result = registry
+        .execute(run_code_call("c1", "/* scripted */"))
+        .await;
+    assert_eq!(
+        result.value(),
+        Some(&json!({"logs": ["two calls"], "result": ["a", "b"]}))
+    );
+    assert_eq!(text(&result), "two calls\n[\n  \"a\",\n  \"b\"\n]");
+    let mut seen = observed.lock().unwrap().clone();
+    seen.sort();
+    assert_eq!(
+        seen,
+        [
+            ("c1".to_owned(), false, false),
+            ("c1:code:1".to_owned(), true, false),
+            ("c1:code:2".to_owned(), true, false),
+            ("d1".to_owned(), false, true),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_failed_sub_call_rejects_the_binding_with_its_message() {
+    let registry = code_registry(Arc::new(|request: CodeRunRequest| {
+        let fail = binding(&request, "fail");
+        Box::pin(async move {
+            let error = fail(json!({})).await.unwrap_err();
+            Ok(CodeRunResult {
+                value: Some(Value::String(error)),
+                logs: vec![],
+                error: None,
+            })
+        })
+    }));
+    let result = registry.execute(run_code_call("c1", "x")).await;
+    assert_eq!(text(&result), "disk on fire");
+}
+
+#[tokio::test]
+async fn a_failed_run_is_code_run_failed_with_captured_output() {
+    let registry = code_registry(Arc::new(|_request: CodeRunRequest| {
+        Box::pin(async {
+            Ok(CodeRunResult {
+                value: None,
+                logs: vec!["step 1".into(), "step 2".into()],
+                error: Some(CodeRunError {
+                    kind: CodeErrorKind::Exception,
+                    message: "Error: boom at 3:7".into(),
+                }),
+            })
+        })
+    }));
+    let result = registry.execute(run_code_call("c1", "throw")).await;
+    let error = result.error().unwrap();
+    assert_eq!(
+        error.message(),
+        "code run failed (exception): Error: boom at 3:7\nCaptured output:\nstep 1\nstep 2"
+    );
+    assert_eq!(error.info().unwrap().code, "CODE_RUN_FAILED");
+    assert_eq!(error.info().unwrap().name, "CodeRunFailedError");
+}
+
+#[tokio::test]
+async fn description_and_runtime_are_required() {
+    let registry = code_registry(two_echoes());
+    let blank = registry
+        .execute(ToolExecutionInput::new(
+            "c1",
+            "run_code",
+            json!({"code": "1", "description": "  "}),
+        ))
+        .await;
+    assert_eq!(
+        text(&blank),
+        "Error: invalid description: expected a non-empty string"
+    );
+    let missing = registry
+        .execute(ToolExecutionInput::new(
+            "c2",
+            "run_code",
+            json!({"code": "1"}),
+        ))
+        .await;
+    assert_eq!(
+        text(&missing),
+        "Error: invalid arguments: missing required property \"description\""
+    );
+
+    let bare = ToolRegistry::with_config(RegistryConfig {
+        mode: PresentationMode::Both,
+        ..RegistryConfig::default()
+    });
+    let no_runtime = bare.execute(run_code_call("c3", "1")).await;
+    assert!(
+        text(&no_runtime).starts_with("Error: dsh-tools: mode \"both\" requires a code runtime"),
+        "{}",
+        text(&no_runtime)
+    );
+}
+
+#[tokio::test]
+async fn calls_queued_when_the_run_settles_are_abandoned() {
+    let stash: Arc<Mutex<Vec<Pending>>> = Arc::default();
+    let kept = Arc::clone(&stash);
+    let registry = ToolRegistry::with_config(RegistryConfig {
+        mode: PresentationMode::Code,
+        ..RegistryConfig::default()
+    });
+    // An exclusive tool: the second call must wait for the first, so it is still queued when
+    // the program returns without awaiting either.
+    registry.register(echo(false)).unwrap().keep();
+    registry.set_code_runtime(Arc::new(Scripted(Arc::new(
+        move |request: CodeRunRequest| {
+            let echo = binding(&request, "echo");
+            let kept = Arc::clone(&kept);
+            Box::pin(async move {
+                kept.lock().unwrap().push(echo(json!({"text": "first"})));
+                kept.lock().unwrap().push(echo(json!({"text": "second"})));
+                Ok(CodeRunResult::default())
+            })
+        },
+    ))));
+    let result = registry
+        .execute(run_code_call("c1", "fire and forget"))
+        .await;
+    assert_eq!(text(&result), "(run_code completed with no output)");
+    let futures: Vec<_> = stash.lock().unwrap().drain(..).collect();
+    let mut answers = Vec::new();
+    for future in futures {
+        answers.push(future.await);
+    }
+    let abandoned = answers
+        .iter()
+        .filter(|a| {
+            a.as_ref().err().is_some_and(|e| {
+                e == "run_code run is over (run_code settled); echo tool call abandoned"
+                    || e == "run_code run is over (run_code settled); echo result discarded"
+            })
+        })
+        .count();
+    assert_eq!(abandoned, 2, "{answers:?}");
+}
+
+/// A binding call the scripted program started but never awaited.
+type Pending = BoxFuture<'static, Result<Value, String>>;
+
+struct Collect(Mutex<Vec<CodeDispatchEvent>>);
+
+impl CodeEventSink for Collect {
+    fn append(&self, event: CodeDispatchEvent) {
+        self.0.lock().unwrap().push(event);
+    }
+}
+
+#[tokio::test]
+async fn sub_calls_of_an_agent_are_logged_as_dispatch_pairs() {
+    let registry = code_registry(two_echoes());
+    let log = Arc::new(Collect(Mutex::new(Vec::new())));
+    registry.set_code_event_sink(log.clone());
+    let agent = registry.scope();
+    let mut input = run_code_call("c7", "x");
+    input.agent = Some(agent.id());
+    let result = registry.execute(input).await;
+    assert!(!result.is_error(), "{result:?}");
+    let events: Vec<Value> = log
+        .0
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|e| serde_json::to_value(e).unwrap())
+        .collect();
+    assert_eq!(events.len(), 4);
+    let starts: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["type"] == "tool/code-dispatch-start")
+        .collect();
+    assert_eq!(starts.len(), 2);
+    assert_eq!(starts[0]["subCallId"], "c7:code:1");
+    assert_eq!(starts[0]["parentCallId"], "c7");
+    assert_eq!(starts[0]["rootCallId"], "c7");
+    let settled: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["type"] == "tool/code-dispatch")
+        .collect();
+    assert_eq!(settled[1]["subCallId"], "c7:code:2");
+    assert_eq!(settled[1]["arguments"], json!({"text": "b"}));
+    assert_eq!(
+        settled[1]["content"],
+        json!([{"type": "text", "text": "b"}])
+    );
+    assert_eq!(settled[1]["isError"], false);
+
+    // Without an agent there is no log.
+    log.0.lock().unwrap().clear();
+    registry.execute(run_code_call("c8", "x")).await;
+    assert!(log.0.lock().unwrap().is_empty());
+}
