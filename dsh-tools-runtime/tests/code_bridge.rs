@@ -361,3 +361,55 @@ async fn sub_calls_of_an_agent_are_logged_as_dispatch_pairs() {
     registry.execute(run_code_call("c8", "x")).await;
     assert!(log.0.lock().unwrap().is_empty());
 }
+
+#[test]
+fn the_prompt_surface_follows_the_mode() {
+    let registry = code_registry(two_echoes());
+    let code = registry.prompt(None).unwrap();
+    assert_eq!(code.known_names, ["run_code"]);
+    assert_eq!(code.tools.len(), 1);
+    assert_eq!(code.tools[0].name, "run_code");
+    let names: Vec<(&str, u32)> = code.sections.iter().map(|s| (s.name, s.order)).collect();
+    assert_eq!(names, [("tools:code-only", 99), ("tools:sdk", 150)]);
+    assert!(
+        code.sections[0]
+            .text
+            .starts_with("`run_code` is the only tool you can call directly")
+    );
+    let sdk = &code.sections[1].text;
+    assert!(sdk.starts_with("## Writing code for run_code"), "{sdk}");
+    assert!(sdk.contains("echo: {"), "{sdk}");
+    assert!(
+        !sdk.contains("run_code: {"),
+        "the transport is not in its own SDK"
+    );
+
+    let both = registry.scope();
+    both.present_as(PresentationMode::Both).unwrap().keep();
+    let surface = registry.prompt(Some(both.id())).unwrap();
+    let tools: Vec<&str> = surface.tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(tools, ["echo", "fail", "run_code"]);
+    assert_eq!(surface.known_names, ["echo", "fail", "run_code"]);
+    assert_eq!(
+        surface.sections.len(),
+        1,
+        "an empty code-only section is dropped"
+    );
+
+    let native = registry.scope();
+    native.present_as(PresentationMode::Native).unwrap().keep();
+    let surface = registry.prompt(Some(native.id())).unwrap();
+    assert_eq!(surface.tools.len(), 2);
+    assert!(surface.sections.is_empty());
+
+    let bare = ToolRegistry::with_config(RegistryConfig {
+        mode: PresentationMode::Code,
+        ..RegistryConfig::default()
+    });
+    let error = bare.prompt(None).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .starts_with("dsh-tools: mode \"code\" requires a code runtime")
+    );
+}

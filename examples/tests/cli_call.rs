@@ -1,31 +1,22 @@
 //! `dsh-tools call`: a tool of the example pack through the full pipeline, with the CLI's
 //! approval service (terminal prompt, refusal without a terminal, `--yes`).
 
-use std::io::Write as _;
+mod support;
+
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 
-/// Runs `dsh-tools call …` in `dir` with `stdin` piped (so there is never a terminal).
+/// Runs `dsh-tools call …` in `dir`; stdout parsed as JSON (`null` when it is not).
 fn call(dir: &Path, args: &[&str], stdin: &str) -> (i32, Value, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_dsh-tools"))
-        .arg("call")
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut input = child.stdin.take().unwrap();
-    let _ = input.write_all(stdin.as_bytes());
-    drop(input);
-    let output = child.wait_with_output().unwrap();
-    let stdout = String::from_utf8(output.stdout).unwrap();
-    let stderr = String::from_utf8(output.stderr).unwrap();
-    let document = serde_json::from_str(&stdout).unwrap_or(Value::Null);
-    (output.status.code().unwrap(), document, stderr)
+    let mut all = vec!["call"];
+    all.extend_from_slice(args);
+    let (code, stdout, stderr) = support::dsh_tools(dir, &all, stdin);
+    (
+        code,
+        serde_json::from_str(&stdout).unwrap_or(Value::Null),
+        stderr,
+    )
 }
 
 #[test]

@@ -4,7 +4,11 @@
 
 mod bridge;
 pub mod events;
+pub mod prompt;
+pub mod quickjs;
 pub mod runtime;
+pub mod sdk;
+pub mod strip;
 pub mod transport;
 
 use std::sync::{Arc, OnceLock, PoisonError, RwLock};
@@ -12,10 +16,14 @@ use std::sync::{Arc, OnceLock, PoisonError, RwLock};
 use dsh_tools::ToolDefinition;
 
 pub use events::{CodeDispatchEvent, CodeEventSink};
+pub use prompt::{PromptError, PromptSection, PromptSurface};
+pub use quickjs::{QuickJsConfig, QuickJsRuntime};
 pub use runtime::{
     BindingFn, BindingNamespace, CodeErrorKind, CodeRunError, CodeRunRequest, CodeRunResult,
     CodeRuntime, CodeRuntimeError, ErrorClass,
 };
+pub use sdk::{SdkTool, json_schema_to_ts, render_tools_sdk, sdk_tool_from};
+pub use strip::{SourceLimits, StripError, strip_program};
 
 use crate::registry::{PresentationMode, ToolRegistry};
 

@@ -11,9 +11,9 @@ use std::sync::Arc;
 use clap::Args;
 use dsh_tools::definition::BoxFuture;
 use dsh_tools::exec::{PreToolDecision, ToolExecutionInput};
-use dsh_tools_runtime::ToolRegistry;
 use dsh_tools_runtime::approval::{ApprovalOutcome, ApprovalRequest, ApprovalService};
 use dsh_tools_runtime::hooks::pre_execute_fn;
+use dsh_tools_runtime::{PresentationMode, RegistryConfig, ToolRegistry};
 
 use super::{CliError, Input, Report};
 
@@ -74,7 +74,15 @@ impl ApprovalService for TerminalApproval {
 /// Builds the CLI's registry: every collected tool, the timeout policy, `ask` for tools that
 /// can change the machine, and the terminal approval service.
 pub fn host_registry(yes: bool) -> Result<ToolRegistry, CliError> {
-    let registry = ToolRegistry::new();
+    host_registry_in(PresentationMode::Native, yes)
+}
+
+/// [`host_registry`] in a presentation mode (Code Mode hosts also mount the QuickJS runtime).
+pub fn host_registry_in(mode: PresentationMode, yes: bool) -> Result<ToolRegistry, CliError> {
+    let registry = ToolRegistry::with_config(RegistryConfig {
+        mode,
+        ..RegistryConfig::default()
+    });
     registry
         .register_collected()
         .map_err(|e| CliError::new(format!("cannot register the tools: {e}")))?

@@ -6,6 +6,8 @@
 //! dsh-tools schema validate --schema S [VALUE|-]   # validate a value (paths rooted at `value`)
 //! dsh-tools args validate --schema S [ARGS|-]      # validate tool arguments (parameter-root paths)
 //! dsh-tools call NAME [ARGS|-] [--yes]             # run an example tool through the full pipeline
+//! dsh-tools sdk [ts-type [SCHEMA|-] | render [TOOLS|-]]  # the Code Mode SDK (TypeScript text)
+//! dsh-tools run [PROGRAM|-] [--json] [--yes]       # run a Code Mode program in QuickJS
 //! ```
 //!
 //! Every command prints exactly one compact JSON document (and a newline) on stdout. The exit
@@ -21,7 +23,9 @@
 mod call_cmd;
 mod input;
 mod list_cmd;
+mod run_cmd;
 mod schema_cmd;
+mod sdk_cmd;
 
 use std::fmt;
 use std::io::Write as _;
@@ -30,12 +34,14 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use serde_json::{Value, json};
 
-pub use call_cmd::{CallArgs, host_registry};
+pub use call_cmd::{CallArgs, host_registry, host_registry_in};
 pub use input::Input;
 pub use list_cmd::ListArgs;
+pub use run_cmd::RunArgs;
 pub use schema_cmd::{
     ArgsCommand, ArgsValidateArgs, SchemaCheckArgs, SchemaCommand, SchemaValidateArgs,
 };
+pub use sdk_cmd::{SdkArgs, SdkCommand};
 
 /// The exit statuses of every command.
 pub mod exit {
@@ -69,6 +75,10 @@ pub enum Command {
     List(ListArgs),
     /// Run an example tool through the full pipeline and print its result.
     Call(CallArgs),
+    /// Print the Code Mode SDK (TypeScript) of the example tools, of one schema, or of a list.
+    Sdk(SdkArgs),
+    /// Run a Code Mode program (TypeScript) against the example tools in the QuickJS sandbox.
+    Run(RunArgs),
 }
 
 impl Command {
@@ -79,6 +89,8 @@ impl Command {
             Self::Args(command) => command.run(),
             Self::List(args) => list_cmd::run(args),
             Self::Call(args) => call_cmd::run(args),
+            Self::Sdk(args) => sdk_cmd::run(args),
+            Self::Run(args) => run_cmd::run(args),
         }
     }
 }

@@ -120,9 +120,6 @@ fn search(
             continue;
         }
         let text = String::from_utf8_lossy(&bytes);
-        if !regex.is_match(&text) {
-            continue;
-        }
         let mut matches = Vec::new();
         for (line_number, line) in (1..).zip(text.lines()) {
             if regex.is_match(line) {

@@ -262,3 +262,19 @@ async fn a_cancelled_search_stops() {
         "search cancelled"
     );
 }
+
+#[tokio::test]
+async fn anchors_match_at_every_line_start() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("a.rs"),
+        "fn private() {}\n    pub fn api() {}\n",
+    )
+    .unwrap();
+    let root = dir.path().to_string_lossy().into_owned();
+    let found = grep(r"^\s*pub fn ".into(), Some(root), None, None, ctx())
+        .await
+        .unwrap();
+    assert_eq!(found.total, 1);
+    assert_eq!(found.files[0].matches[0].line_number, 2);
+}

@@ -1,0 +1,106 @@
+//! SDK emission (`render_tools_sdk`) for 10, 200 and 2,000 generated tools, and one
+//! `json_schema_to_ts` call.
+//!
+//! The generated tools mix the shapes real tool sets have: half are typed Rust tools (optional
+//! integers as `oneOf [integer with bounds, null]`, outside the reference subset), half are
+//! MCP-style schemas (`$schema`, `additionalProperties: false`, enums, nested arrays of
+//! objects); every tool has a closed object output. Target (design brief): ≤ 1 ms for 200 tools.
+
+#![allow(missing_docs, reason = "criterion_group! generates undocumented items")]
+
+use std::hint::black_box;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use dsh_tools_runtime::code::sdk::{SdkTool, json_schema_to_ts, render_tools_sdk};
+use serde_json::{Value, json};
+
+fn rust_style(i: usize) -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": format!("The file to read for step {i}: absolute, or relative to the current directory.")},
+            "offset": {"oneOf": [{"type": "integer", "minimum": 0, "maximum": 9_007_199_254_740_991_u64}, {"type": "null"}], "description": "The first line to return, 1-based (default 1)."},
+            "limit": {"oneOf": [{"type": "integer", "minimum": 0, "maximum": 4_294_967_295_u64}, {"type": "null"}], "description": "The maximum number of lines to return."},
+            "recursive": {"oneOf": [{"type": "boolean"}, {"type": "null"}]}
+        },
+        "required": ["path"]
+    })
+}
+
+fn mcp_style(i: usize) -> Value {
+    json!({
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "type": "object",
+        "properties": {
+            "query": {"type": "string", "description": format!("Search query number {i} (max 400 chars)"), "maxLength": 400},
+            "mode": {"type": "string", "enum": ["fast", "thorough", "exhaustive"]},
+            "filters": {"type": "array", "items": {"type": "object", "properties": {
+                "field": {"type": "string"},
+                "value": {"type": ["string", "number", "null"]}
+            }, "required": ["field", "value"], "additionalProperties": false}},
+            "count": {"type": "number", "minimum": 1, "maximum": 20, "default": 10}
+        },
+        "required": ["query"],
+        "additionalProperties": false
+    })
+}
+
+fn output(i: usize) -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "id": {"type": "string"},
+            "items": {"type": "array", "items": {"type": "object", "properties": {
+                "name": {"type": "string"},
+                "score": {"type": "number"},
+                "tags": {"type": "array", "items": {"type": "string"}}
+            }, "required": ["name", "score", "tags"], "additionalProperties": false}},
+            "total": {"type": "integer"},
+            "next": {"oneOf": [{"type": "string"}, {"type": "null"}], "description": format!("Cursor {i}")}
+        },
+        "required": ["id", "items", "total", "next"],
+        "additionalProperties": false
+    })
+}
+
+fn tools(n: usize) -> Vec<SdkTool> {
+    (0..n)
+        .map(|i| SdkTool {
+            name: format!("tool_{:04}", (i * 7919) % n.max(1)),
+            description: format!(
+                "Tool number {i}: does one thing well and explains it in a sentence or two."
+            ),
+            parameters: if i % 2 == 0 {
+                rust_style(i)
+            } else {
+                mcp_style(i)
+            },
+            output: output(i),
+        })
+        .collect()
+}
+
+fn bench_sdk(c: &mut Criterion) {
+    let mut group = c.benchmark_group("render_tools_sdk");
+    for n in [10, 200, 2000] {
+        let set = tools(n);
+        let bytes = render_tools_sdk(&set).len();
+        eprintln!("render_tools_sdk: {n} tools → {bytes} bytes");
+        group.throughput(Throughput::Elements(n as u64));
+        group.bench_function(format!("{n} tools"), |b| {
+            b.iter(|| render_tools_sdk(black_box(&set)))
+        });
+    }
+    group.finish();
+    let schema = mcp_style(1);
+    c.bench_function("json_schema_to_ts/mcp-style schema", |b| {
+        b.iter(|| json_schema_to_ts(black_box(&schema), 1))
+    });
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(30);
+    targets = bench_sdk
+}
+criterion_main!(benches);

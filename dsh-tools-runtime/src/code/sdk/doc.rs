@@ -1,0 +1,213 @@
+//! JSDoc text: descriptions (REFERENCE §8.4 "Doc lines") and, beyond the reference, the
+//! validation keywords of wide schemas as JSDoc tags (`@format uri`, `@minimum 0`).
+
+use dsh_tools::json::{collapse_js_whitespace, number_js_string};
+use serde_json::{Map, Value};
+
+use super::refs::resolve;
+
+/// The keywords that become tags, in the order they are printed. None of them is in the
+/// reference subset, so a schema inside it never gets a tag (its text stays the reference's).
+const TAG_KEYWORDS: &[&str] = &[
+    "format",
+    "pattern",
+    "minimum",
+    "exclusiveMinimum",
+    "maximum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "minProperties",
+    "maxProperties",
+    "contentMediaType",
+    "contentEncoding",
+    "deprecated",
+];
+
+/// The text of a doc comment for `description`: JS whitespace runs collapsed to one space,
+/// trimmed, every `*/` replaced by `*\/` (so the text can never close the comment).
+///
+/// A whitespace-only description gives the empty text (printed `/**  */`, as the reference does).
+pub(crate) fn doc_text(description: &str) -> String {
+    escape_comment_end(collapse_js_whitespace(description))
+}
+
+/// Replaces every `*/` by `*\/`.
+pub(crate) fn escape_comment_end(text: String) -> String {
+    if text.as_bytes().windows(2).any(|w| w == b"*/") {
+        text.replace("*/", "*\\/")
+    } else {
+        text
+    }
+}
+
+/// The doc of an object member whose schema is `schema`, or `None` for no doc line.
+///
+/// The description is the member schema's own `description` when it is a non-empty string (the
+/// reference rule); beyond the reference, a `$ref` member without one borrows its target's. Tags
+/// come from the member schema's validation keywords, and from the single non-`null` branch of
+/// an `anyOf`/`oneOf` (the `Optional[…]` shape of many generators).
+pub(crate) fn member_doc(schema: &Value, root: &Value) -> Option<String> {
+    let own = Scan::of(schema.as_object()?);
+    let mut tags = String::new();
+    own.write_tags(&mut tags);
+    if let Some(branch) = own.branches.and_then(single_non_null_branch) {
+        Scan::of(branch).write_tags(&mut tags);
+    }
+    let description = own
+        .description
+        .or_else(|| ref_description(own.reference?, root));
+    if description.is_none() && tags.is_empty() {
+        return None;
+    }
+    let mut text = description.map(collapse_js_whitespace).unwrap_or_default();
+    if !text.is_empty() && !tags.is_empty() {
+        text.push(' ');
+    }
+    text.push_str(&tags);
+    Some(escape_comment_end(text))
+}
+
+/// What a member doc reads from one schema node, found in one pass over its keys.
+struct Scan<'a> {
+    description: Option<&'a str>,
+    reference: Option<&'a Value>,
+    branches: Option<&'a Value>,
+    tags: [Option<&'a Value>; TAG_KEYWORDS.len()],
+}
+
+impl<'a> Scan<'a> {
+    fn of(map: &'a Map<String, Value>) -> Self {
+        let mut scan = Scan {
+            description: None,
+            reference: None,
+            branches: None,
+            tags: [None; TAG_KEYWORDS.len()],
+        };
+        for (key, value) in map {
+            match key.as_str() {
+                "description" => scan.description = value.as_str().filter(|s| !s.is_empty()),
+                "$ref" => scan.reference = Some(value),
+                "anyOf" => scan.branches = Some(value),
+                "oneOf" => scan.branches = scan.branches.or(Some(value)),
+                key => {
+                    if let Some(slot) = TAG_KEYWORDS.iter().position(|k| *k == key) {
+                        scan.tags[slot] = Some(value);
+                    }
+                }
+            }
+        }
+        scan
+    }
+
+    /// Appends the tags, space-separated (values of the wrong shape are skipped).
+    fn write_tags(&self, out: &mut String) {
+        for (keyword, value) in TAG_KEYWORDS.iter().zip(self.tags) {
+            let Some(value) = value else {
+                continue;
+            };
+            let text = match (*keyword, value) {
+                ("uniqueItems" | "deprecated", Value::Bool(true)) => String::new(),
+                ("uniqueItems" | "deprecated", _) => continue,
+                (_, Value::Number(n)) => number_js_string(n),
+                (_, Value::Bool(b)) => b.to_string(),
+                (_, Value::String(s)) => {
+                    let s = collapse_js_whitespace(s);
+                    if s.is_empty() {
+                        continue;
+                    }
+                    s
+                }
+                _ => continue,
+            };
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            out.push('@');
+            out.push_str(keyword);
+            if !text.is_empty() {
+                out.push(' ');
+                out.push_str(&text);
+            }
+        }
+    }
+}
+
+/// The description of a `$ref` target, following up to [`REF_HOPS`] references.
+fn ref_description<'a>(reference: &'a Value, root: &'a Value) -> Option<&'a str> {
+    let mut reference = reference;
+    for _ in 0..REF_HOPS {
+        let map = resolve(root, reference.as_str()?)?.as_object()?;
+        if let Some(description) = map
+            .get("description")
+            .and_then(Value::as_str)
+            .filter(|d| !d.is_empty())
+        {
+            return Some(description);
+        }
+        reference = map.get("$ref")?;
+    }
+    None
+}
+
+/// How many `$ref` hops a member's description is looked up through.
+const REF_HOPS: usize = 8;
+
+/// The only branch of `anyOf`/`oneOf` that is not `{"type": "null"}`, if there is exactly one.
+fn single_non_null_branch(branches: &Value) -> Option<&Map<String, Value>> {
+    let mut others = branches
+        .as_array()?
+        .iter()
+        .filter(|b| b.get("type").and_then(Value::as_str) != Some("null"));
+    let only = others.next()?;
+    if others.next().is_some() {
+        return None;
+    }
+    only.as_object()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn descriptions_collapse_and_escape() {
+        assert_eq!(
+            doc_text(" a\u{a0}\u{feff}b */ c\u{85} "),
+            "a b *\\/ c\u{85}"
+        );
+        assert_eq!(doc_text(" \n "), "");
+    }
+
+    #[test]
+    fn tags_follow_the_description() {
+        let root = json!({});
+        let schema =
+            json!({"type": "string", "format": "uri", "description": "The URL.", "minLength": 1});
+        assert_eq!(
+            member_doc(&schema, &root).as_deref(),
+            Some("The URL. @format uri @minLength 1")
+        );
+        let optional = json!({"anyOf": [{"type": "integer", "minimum": 0}, {"type": "null"}]});
+        assert_eq!(member_doc(&optional, &root).as_deref(), Some("@minimum 0"));
+        assert_eq!(member_doc(&json!({"type": "string"}), &root), None);
+        assert_eq!(
+            member_doc(&json!({"pattern": "^a.*/$"}), &root).as_deref(),
+            Some("@pattern ^a.*\\/$")
+        );
+    }
+
+    #[test]
+    fn refs_lend_their_description() {
+        let root = json!({"$defs": {"A": {"description": "An A."}}});
+        assert_eq!(
+            member_doc(&json!({"$ref": "#/$defs/A"}), &root).as_deref(),
+            Some("An A.")
+        );
+    }
+}

@@ -1,0 +1,291 @@
+//! The `tools:sdk` prompt section (REFERENCE §8.4): instructions, then the declarations built
+//! as a swc TypeScript AST and printed by `swc_ecma_codegen`.
+
+use dsh_tools::ToolDefinition;
+use dsh_tools::json::utf16_cmp;
+use serde_json::Value;
+use swc_common::DUMMY_SP;
+use swc_common::comments::SingleThreadedComments;
+use swc_ecma_ast::{
+    BindingIdent, Class, ClassDecl, ClassMember, ClassProp, Decl, Expr, IdentName, ModuleItem, Pat,
+    PropName, Stmt, TsFnOrConstructorType, TsFnParam, TsFnType, TsIndexSignature,
+    TsIndexedAccessType, TsInterfaceBody, TsInterfaceDecl, TsMappedType, TsType, TsTypeAliasDecl,
+    TsTypeElement, TsTypeLit, TsTypeOperator, TsTypeOperatorOp, TsTypeParam,
+    TsUnionOrIntersectionType, TsUnionType, VarDecl, VarDeclKind, VarDeclarator,
+};
+
+use super::INSTRUCTIONS;
+use super::ast::{AstBuilder, annotation, ident, keyword, property, string, type_ref};
+use super::doc::doc_text;
+use super::ir::{Kw, Types};
+use super::print::print_items;
+use super::ts_type::lower;
+
+/// One tool as the SDK sees it: REFERENCE §8.2 `sdkSchemas` entries.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SdkTool {
+    /// The tool's name (a key of `ToolArgsMap`/`ToolOutputMap`, quoted when not an identifier).
+    pub name: String,
+    /// The tool's description (the doc line of its `ToolArgsMap` member when non-empty).
+    pub description: String,
+    /// The JSON Schema of the arguments.
+    pub parameters: Value,
+    /// The JSON Schema of the canonical output value.
+    pub output: Value,
+}
+
+/// The SDK view of a tool definition: name, description, parameters and output schema.
+///
+/// ```
+/// use dsh_tools::ToolDefinition;
+/// use dsh_tools_runtime::code::sdk::sdk_tool_from;
+/// use serde_json::json;
+///
+/// let echo = ToolDefinition::builder("echo")
+///     .description("Echo the text back.")
+///     .parameters_json(json!({"type": "object", "properties": {"text": {"type": "string"}}}))
+///     .output_json(json!({"type": "string"}))
+///     .execute(|args, _ctx| async move { Ok(args["text"].clone()) })
+///     .build()
+///     .unwrap();
+/// let tool = sdk_tool_from(&echo);
+/// assert_eq!((tool.name.as_str(), tool.output.clone()), ("echo", json!({"type": "string"})));
+/// ```
+pub fn sdk_tool_from(def: &ToolDefinition) -> SdkTool {
+    SdkTool {
+        name: def.name().to_owned(),
+        description: def.description().to_owned(),
+        parameters: def.parameters().clone(),
+        output: def.output_schema().clone(),
+    }
+}
+
+/// The SDK section: [`INSTRUCTIONS`], then a fenced `ts` block holding the `JsonValue` alias
+/// and the declarations ([`sdk_declarations`]).
+///
+/// Tools are sorted by name in UTF-16 code-unit order (equal names keep their input order);
+/// the text is byte-identical for the same input.
+///
+/// ```
+/// use dsh_tools_runtime::code::sdk::{SdkTool, render_tools_sdk};
+/// use serde_json::json;
+///
+/// let sdk = render_tools_sdk(&[SdkTool {
+///     name: "read_file".into(),
+///     description: "Read a file.".into(),
+///     parameters: json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}),
+///     output: json!({"type": "string"}),
+/// }]);
+/// assert!(sdk.starts_with("## Writing code for run_code"));
+/// assert!(sdk.contains("The available tools:\n\n```ts\ntype JsonValue = "));
+/// assert!(sdk.contains(
+///     "interface ToolArgsMap {\n  /** Read a file. */\n  read_file: {\n    path: string;\n  } & Record<string, JsonValue>;\n}"
+/// ));
+/// assert!(sdk.contains("interface ToolOutputMap {\n  read_file: string;\n}"));
+/// assert!(sdk.ends_with("[K in ToolName]: (args: ToolArgsMap[K]) => Promise<ToolOutputMap[K]>;\n};\n```"));
+/// ```
+pub fn render_tools_sdk(tools: &[SdkTool]) -> String {
+    let declarations = sdk_declarations(tools);
+    let mut out = String::with_capacity(INSTRUCTIONS.len() + declarations.len() + 16);
+    out.push_str(INSTRUCTIONS);
+    out.push_str("\n\n```ts\n");
+    out.push_str(&declarations);
+    out.push_str("\n```");
+    out
+}
+
+/// The TypeScript inside the SDK section's fence: `JsonValue`, `ToolArgsMap`, `ToolOutputMap`,
+/// `ToolName`, `ToolCallError`, `tools`, separated by blank lines, then the aliases the types
+/// need: `$Name` for each recursive schema (a `$ref` cycle, e.g. `type $TreeEntry = { …;
+/// children?: $TreeEntry[] }`) and `DeepType<n>` for types nested too deep to print in one piece.
+/// A valid `.d.ts` script on its own (checked with `tsc --strict` in the tests).
+pub fn sdk_declarations(tools: &[SdkTool]) -> String {
+    let mut sorted: Vec<&SdkTool> = tools.iter().collect();
+    sorted.sort_by(|a, b| utf16_cmp(&a.name, &b.name));
+    let comments = SingleThreadedComments::default();
+    let mut builder = AstBuilder::new(&comments);
+    let mut types = Types::new();
+    let mut args = Vec::with_capacity(sorted.len());
+    let mut outputs = Vec::with_capacity(sorted.len());
+    for tool in &sorted {
+        let id = lower(&mut types, &tool.parameters);
+        let ty = builder.ty(&types, id);
+        let span = if tool.description.is_empty() {
+            DUMMY_SP
+        } else {
+            builder.doc_span(&doc_text(&tool.description))
+        };
+        args.push(property(span, &tool.name, false, ty));
+        let id = lower(&mut types, &tool.output);
+        outputs.push(property(
+            DUMMY_SP,
+            &tool.name,
+            false,
+            builder.ty(&types, id),
+        ));
+    }
+    let mut items = vec![
+        alias("JsonValue", json_value()),
+        interface("ToolArgsMap", args),
+        interface("ToolOutputMap", outputs),
+        alias(
+            "ToolName",
+            Box::new(TsType::TsTypeOperator(TsTypeOperator {
+                span: DUMMY_SP,
+                op: TsTypeOperatorOp::KeyOf,
+                type_ann: type_ref("ToolOutputMap", None),
+            })),
+        ),
+        tool_call_error(),
+        tools_const(),
+    ];
+    let mut next = 0;
+    while let Some((name, ty)) = builder.deferred_decl(&types, next) {
+        next += 1;
+        items.push(alias(&name, ty));
+    }
+    print_items(&items, &comments)
+}
+
+fn decl(decl: Decl) -> ModuleItem {
+    ModuleItem::Stmt(Stmt::Decl(decl))
+}
+
+fn alias(name: &str, ty: Box<TsType>) -> ModuleItem {
+    decl(Decl::TsTypeAlias(Box::new(TsTypeAliasDecl {
+        span: DUMMY_SP,
+        declare: false,
+        id: ident(name),
+        type_params: None,
+        type_ann: ty,
+    })))
+}
+
+fn interface(name: &str, members: Vec<TsTypeElement>) -> ModuleItem {
+    decl(Decl::TsInterface(Box::new(TsInterfaceDecl {
+        span: DUMMY_SP,
+        id: ident(name),
+        declare: false,
+        type_params: None,
+        extends: Vec::new(),
+        body: TsInterfaceBody {
+            span: DUMMY_SP,
+            body: members,
+        },
+    })))
+}
+
+/// `null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue }`.
+fn json_value() -> Box<TsType> {
+    let index = TsTypeElement::TsIndexSignature(TsIndexSignature {
+        params: vec![TsFnParam::Ident(BindingIdent {
+            id: ident("key"),
+            type_ann: Some(annotation(keyword(Kw::String))),
+        })],
+        type_ann: Some(annotation(type_ref("JsonValue", None))),
+        readonly: false,
+        is_static: false,
+        span: DUMMY_SP,
+    });
+    let types = vec![
+        keyword(Kw::Null),
+        keyword(Kw::Boolean),
+        keyword(Kw::Number),
+        keyword(Kw::String),
+        Box::new(TsType::TsArrayType(swc_ecma_ast::TsArrayType {
+            span: DUMMY_SP,
+            elem_type: type_ref("JsonValue", None),
+        })),
+        Box::new(TsType::TsTypeLit(TsTypeLit {
+            span: DUMMY_SP,
+            members: vec![index],
+        })),
+    ];
+    Box::new(TsType::TsUnionOrIntersectionType(
+        TsUnionOrIntersectionType::TsUnionType(TsUnionType {
+            span: DUMMY_SP,
+            types,
+        }),
+    ))
+}
+
+/// `declare class ToolCallError extends Error { readonly name: "ToolCallError"; readonly
+/// toolName: ToolName; }`.
+fn tool_call_error() -> ModuleItem {
+    let prop = |name: &str, ty: Box<TsType>| {
+        ClassMember::ClassProp(ClassProp {
+            key: PropName::Ident(IdentName::new(name.into(), DUMMY_SP)),
+            type_ann: Some(annotation(ty)),
+            readonly: true,
+            ..ClassProp::default()
+        })
+    };
+    let name_ty = Box::new(TsType::TsLitType(swc_ecma_ast::TsLitType {
+        span: DUMMY_SP,
+        lit: swc_ecma_ast::TsLit::Str(string("ToolCallError")),
+    }));
+    decl(Decl::Class(ClassDecl {
+        ident: ident("ToolCallError"),
+        declare: true,
+        class: Box::new(Class {
+            body: vec![
+                prop("name", name_ty),
+                prop("toolName", type_ref("ToolName", None)),
+            ],
+            super_class: Some(Box::new(Expr::Ident(ident("Error")))),
+            ..Class::default()
+        }),
+    }))
+}
+
+/// `declare const tools: { [K in ToolName]: (args: ToolArgsMap[K]) => Promise<ToolOutputMap[K]>; }`.
+fn tools_const() -> ModuleItem {
+    let indexed = |map: &str| {
+        Box::new(TsType::TsIndexedAccessType(TsIndexedAccessType {
+            span: DUMMY_SP,
+            readonly: false,
+            obj_type: type_ref(map, None),
+            index_type: type_ref("K", None),
+        }))
+    };
+    let function = TsType::TsFnOrConstructorType(TsFnOrConstructorType::TsFnType(TsFnType {
+        span: DUMMY_SP,
+        params: vec![TsFnParam::Ident(BindingIdent {
+            id: ident("args"),
+            type_ann: Some(annotation(indexed("ToolArgsMap"))),
+        })],
+        type_params: None,
+        type_ann: annotation(type_ref("Promise", Some(vec![indexed("ToolOutputMap")]))),
+    }));
+    let mapped = TsType::TsMappedType(TsMappedType {
+        span: DUMMY_SP,
+        readonly: None,
+        type_param: TsTypeParam {
+            span: DUMMY_SP,
+            name: ident("K"),
+            is_in: false,
+            is_out: false,
+            is_const: false,
+            constraint: Some(type_ref("ToolName", None)),
+            default: None,
+        },
+        name_type: None,
+        optional: None,
+        type_ann: Some(Box::new(function)),
+    });
+    decl(Decl::Var(Box::new(VarDecl {
+        span: DUMMY_SP,
+        ctxt: Default::default(),
+        kind: VarDeclKind::Const,
+        declare: true,
+        decls: vec![VarDeclarator {
+            span: DUMMY_SP,
+            name: Pat::Ident(BindingIdent {
+                id: ident("tools"),
+                type_ann: Some(annotation(Box::new(mapped))),
+            }),
+            init: None,
+            definite: false,
+        }],
+    })))
+}

@@ -1,0 +1,113 @@
+//! `run [PROGRAM|-] [--json] [--yes]`: run a Code Mode program against the example tools in the
+//! embedded QuickJS sandbox.
+//!
+//! Stdout gets what the model would see (the program's printed and returned output); stderr gets
+//! a compact dispatch log, one line per tool call. `--json` prints the whole `run_code` result.
+
+use std::io::Read as _;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use clap::Args;
+use dsh_tools::exec::ToolExecutionInput;
+use dsh_tools_runtime::PresentationMode;
+use dsh_tools_runtime::code::quickjs::{QuickJsConfig, QuickJsRuntime};
+use dsh_tools_runtime::code::{CodeDispatchEvent, CodeEventSink};
+use serde_json::json;
+
+use super::call_cmd::host_registry_in;
+use super::{CliError, Input, Report};
+
+/// Arguments of `run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The program (TypeScript, the body of an async function), or `-` / nothing for stdin.
+    pub program: Option<PathBuf>,
+    /// Print the whole outcome as JSON instead of the program's output.
+    #[arg(long)]
+    pub json: bool,
+    /// Approve tool calls that ask for approval (writes, shell commands).
+    #[arg(long)]
+    pub yes: bool,
+}
+
+/// Collects the settled sub-calls for the dispatch log.
+#[derive(Default)]
+struct DispatchLog(Mutex<Vec<String>>);
+
+impl CodeEventSink for DispatchLog {
+    fn append(&self, event: CodeDispatchEvent) {
+        if let CodeDispatchEvent::Settled {
+            sub_call_id,
+            name,
+            is_error,
+            ..
+        } = event
+        {
+            let status = if is_error { "error" } else { "ok" };
+            self.0
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(format!("{sub_call_id} {name} {status}"));
+        }
+    }
+}
+
+fn read_program(input: &Input) -> Result<String, CliError> {
+    match input {
+        Input::Stdin => {
+            let mut text = String::new();
+            std::io::stdin()
+                .read_to_string(&mut text)
+                .map_err(|e| CliError::input(input, format!("cannot read: {e}")))?;
+            Ok(text)
+        }
+        Input::File(path) => std::fs::read_to_string(path)
+            .map_err(|e| CliError::input(input, format!("cannot read: {e}"))),
+    }
+}
+
+/// Runs the program through `run_code`.
+pub(super) fn run(args: RunArgs) -> Result<Report, CliError> {
+    let input = Input::new(args.program);
+    let program = read_program(&input)?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::new(format!("cannot start the async runtime: {e}")))?;
+    let registry = host_registry_in(PresentationMode::Code, args.yes)?;
+    let sandbox = QuickJsRuntime::new(QuickJsConfig::default())
+        .map_err(|e| CliError::new(format!("cannot configure the sandbox: {e}")))?;
+    registry.set_code_runtime(Arc::new(sandbox));
+    let log = Arc::new(DispatchLog::default());
+    registry.set_code_event_sink(log.clone());
+    let result = runtime.block_on(async {
+        let agent = registry.scope();
+        let mut call = ToolExecutionInput::new(
+            "run-1",
+            dsh_tools_runtime::RUN_CODE_NAME,
+            json!({"code": program, "description": "Run a program from the command line"}),
+        );
+        call.agent = Some(agent.id());
+        registry.execute(call).await
+    });
+    for line in log.0.lock().unwrap_or_else(PoisonError::into_inner).iter() {
+        eprintln!("dsh-tools: {line}");
+    }
+    let output = if args.json {
+        serde_json::to_value(&result)
+            .map_err(|e| CliError::new(format!("cannot serialize the result: {e}")))?
+            .to_string()
+    } else {
+        result
+            .content()
+            .iter()
+            .filter_map(|block| block.as_text())
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    Ok(Report {
+        output,
+        passed: !result.is_error(),
+    })
+}

@@ -1,0 +1,85 @@
+//! `sdk`: the Code Mode SDK section of the example tools, one TypeScript type, or the section for
+//! a JSON list of tools.
+
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand};
+use dsh_tools_runtime::code::sdk::{SdkTool, json_schema_to_ts, render_tools_sdk, sdk_tool_from};
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::{CliError, Input, Report};
+
+/// Arguments of `sdk`.
+#[derive(Debug, Args)]
+pub struct SdkArgs {
+    /// What to print (the example tools' SDK section when left out).
+    #[command(subcommand)]
+    pub command: Option<SdkCommand>,
+}
+
+/// The `sdk` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum SdkCommand {
+    /// The TypeScript type of one JSON schema.
+    TsType {
+        /// The schema: a JSON file, or `-` / nothing for standard input.
+        schema: Option<PathBuf>,
+    },
+    /// The SDK section for a JSON list of `{name, description, parameters, output?}`.
+    Render {
+        /// The tools: a JSON file, or `-` / nothing for standard input.
+        tools: Option<PathBuf>,
+    },
+}
+
+/// One entry of `sdk render`'s input.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ToolEntry {
+    name: String,
+    #[serde(default)]
+    description: String,
+    parameters: Value,
+    #[serde(default = "any_value")]
+    output: Value,
+}
+
+fn any_value() -> Value {
+    Value::Object(serde_json::Map::new())
+}
+
+/// Prints the requested text (not JSON: these commands print TypeScript).
+pub(super) fn run(args: SdkArgs) -> Result<Report, CliError> {
+    let text = match args.command {
+        None => {
+            let tools = dsh_tools::collected_tools()
+                .map_err(|e| CliError::new(format!("cannot collect the tools: {e}")))?;
+            let sdk: Vec<SdkTool> = tools.iter().map(sdk_tool_from).collect();
+            render_tools_sdk(&sdk)
+        }
+        Some(SdkCommand::TsType { schema }) => {
+            let input = Input::new(schema);
+            json_schema_to_ts(&input.read_json()?, 0)
+        }
+        Some(SdkCommand::Render { tools }) => {
+            let input = Input::new(tools);
+            let entries: Vec<ToolEntry> = serde_json::from_value(input.read_json()?)
+                .map_err(|e| CliError::input(&input, format!("not a list of tools: {e}")))?;
+            let sdk: Vec<SdkTool> = entries
+                .into_iter()
+                .map(|t| SdkTool {
+                    name: t.name,
+                    description: t.description,
+                    parameters: t.parameters,
+                    output: t.output,
+                })
+                .collect();
+            render_tools_sdk(&sdk)
+        }
+    };
+    Ok(Report {
+        output: text,
+        passed: true,
+    })
+}
