@@ -413,3 +413,90 @@ fn the_prompt_surface_follows_the_mode() {
             .starts_with("dsh-tools: mode \"code\" requires a code runtime")
     );
 }
+
+#[tokio::test]
+async fn sub_call_results_commit_in_submission_order_while_bodies_overlap() {
+    let registry = ToolRegistry::with_config(RegistryConfig {
+        mode: PresentationMode::Code,
+        ..RegistryConfig::default()
+    });
+    // The first call finishes last: its body waits for the second one's.
+    let (second_done, first_may_finish) = tokio::sync::watch::channel(false);
+    let first_may_finish = Arc::new(Mutex::new(Some(first_may_finish)));
+    let second_done = Arc::new(second_done);
+    let commits = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&commits);
+    registry
+        .on_result(move |exec, _| seen.lock().unwrap().push(exec.call_id.to_string()))
+        .keep();
+    registry
+        .register(
+            ToolDefinition::builder("step")
+                .description("A step.")
+                .concurrency_safe(true)
+                .execute(move |args, _| {
+                    let (wait, done) = (
+                        first_may_finish.lock().unwrap().take(),
+                        Arc::clone(&second_done),
+                    );
+                    async move {
+                        match wait {
+                            Some(mut wait) => {
+                                wait.wait_for(|done| *done).await.unwrap();
+                            }
+                            None => {
+                                done.send_replace(true);
+                            }
+                        }
+                        Ok(args["n"].clone())
+                    }
+                })
+                .build()
+                .unwrap(),
+        )
+        .unwrap()
+        .keep();
+    registry.set_code_runtime(Arc::new(Scripted(Arc::new(|request: CodeRunRequest| {
+        let step = binding(&request, "step");
+        Box::pin(async move {
+            let (a, b) = tokio::join!(step(json!({"n": 1})), step(json!({"n": 2})));
+            Ok(CodeRunResult {
+                value: Some(json!([a.unwrap(), b.unwrap()])),
+                ..CodeRunResult::default()
+            })
+        })
+    }))));
+    let result = tokio::time::timeout(
+        std::time::Duration::from_secs(5),
+        registry.execute(run_code_call("c1", "x")),
+    )
+    .await
+    .expect("the two parallel-safe bodies overlap");
+    assert_eq!(result.value().unwrap()["result"], json!([1, 2]));
+    assert_eq!(*commits.lock().unwrap(), ["c1:code:1", "c1:code:2", "c1"]);
+}
+
+#[tokio::test]
+async fn an_outer_cancel_mid_run_makes_the_outer_result_aborted() {
+    let registry = code_registry(Arc::new(|request: CodeRunRequest| {
+        Box::pin(async move {
+            // The program catches nothing and simply waits for its cancellation.
+            request.cancel.cancelled().await;
+            Ok(CodeRunResult {
+                value: Some(json!("finished anyway")),
+                ..CodeRunResult::default()
+            })
+        })
+    }));
+    let input = run_code_call("c1", "x");
+    let cancel = input.cancel.clone();
+    let running = tokio::spawn({
+        let registry = registry.clone();
+        async move { registry.execute(input).await }
+    });
+    tokio::task::yield_now().await;
+    cancel.cancel();
+    let result = running.await.unwrap();
+    assert_eq!(result.error().unwrap().info().unwrap().code, "ABORTED");
+    assert_eq!(text(&result), "Error: tool call aborted");
+}

@@ -79,3 +79,14 @@ fn a_throwing_program_is_a_code_run_failure_with_its_line() {
         "{stdout}"
     );
 }
+
+#[test]
+fn the_repl_runs_each_program_in_a_fresh_sandbox() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
+    let session = "globalThis.kept = 41;\nreturn 1 + 1;\n.\nreturn typeof globalThis.kept;\n.\nconst d = await tools.list_dir({});\nreturn d.entries.length;\n";
+    let (code, stdout, stderr) = support::dsh_tools(dir.path(), &["repl"], session);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stdout, "2\nundefined\n1\n");
+    assert!(stderr.contains("run-3:code:1 list_dir ok"), "{stderr}");
+}

@@ -8,6 +8,7 @@
 //! dsh-tools call NAME [ARGS|-] [--yes]             # run an example tool through the full pipeline
 //! dsh-tools sdk [ts-type [SCHEMA|-] | render [TOOLS|-]]  # the Code Mode SDK (TypeScript text)
 //! dsh-tools run [PROGRAM|-] [--json] [--yes]       # run a Code Mode program in QuickJS
+//! dsh-tools repl [--yes]                           # programs ending at a `.` line, one by one
 //! ```
 //!
 //! Every command prints exactly one compact JSON document (and a newline) on stdout. The exit
@@ -23,6 +24,7 @@
 mod call_cmd;
 mod input;
 mod list_cmd;
+mod repl_cmd;
 mod run_cmd;
 mod schema_cmd;
 mod sdk_cmd;
@@ -37,6 +39,7 @@ use serde_json::{Value, json};
 pub use call_cmd::{CallArgs, host_registry, host_registry_in};
 pub use input::Input;
 pub use list_cmd::ListArgs;
+pub use repl_cmd::ReplArgs;
 pub use run_cmd::RunArgs;
 pub use schema_cmd::{
     ArgsCommand, ArgsValidateArgs, SchemaCheckArgs, SchemaCommand, SchemaValidateArgs,
@@ -79,6 +82,8 @@ pub enum Command {
     Sdk(SdkArgs),
     /// Run a Code Mode program (TypeScript) against the example tools in the QuickJS sandbox.
     Run(RunArgs),
+    /// Type programs (each ending at a line holding only `.`) and see their output, again.
+    Repl(ReplArgs),
 }
 
 impl Command {
@@ -91,6 +96,7 @@ impl Command {
             Self::Call(args) => call_cmd::run(args),
             Self::Sdk(args) => sdk_cmd::run(args),
             Self::Run(args) => run_cmd::run(args),
+            Self::Repl(args) => repl_cmd::run(args),
         }
     }
 }
@@ -168,6 +174,10 @@ pub fn main() -> ExitCode {
 }
 
 fn print(output: &str) -> std::io::Result<()> {
+    if output.is_empty() {
+        // `repl` printed each program's output as it went.
+        return Ok(());
+    }
     let mut stdout = std::io::stdout().lock();
     stdout.write_all(output.as_bytes())?;
     stdout.write_all(b"\n")?;

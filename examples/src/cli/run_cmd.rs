@@ -67,44 +67,81 @@ fn read_program(input: &Input) -> Result<String, CliError> {
     }
 }
 
+/// The Code Mode host of `run` and `repl`: the example tools in code mode, QuickJS, a dispatch log.
+pub(super) struct CodeHost {
+    runtime: tokio::runtime::Runtime,
+    registry: dsh_tools_runtime::ToolRegistry,
+    log: Arc<DispatchLog>,
+    runs: usize,
+}
+
+impl CodeHost {
+    pub(super) fn new(yes: bool) -> Result<Self, CliError> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| CliError::new(format!("cannot start the async runtime: {e}")))?;
+        let registry = host_registry_in(PresentationMode::Code, yes)?;
+        let sandbox = QuickJsRuntime::new(QuickJsConfig::default())
+            .map_err(|e| CliError::new(format!("cannot configure the sandbox: {e}")))?;
+        registry.set_code_runtime(Arc::new(sandbox));
+        let log = Arc::new(DispatchLog::default());
+        registry.set_code_event_sink(log.clone());
+        Ok(Self {
+            runtime,
+            registry,
+            log,
+            runs: 0,
+        })
+    }
+
+    /// Runs one program (a fresh sandbox each time), prints its dispatch log on stderr, and
+    /// returns the `run_code` result.
+    pub(super) fn run(&mut self, program: String) -> dsh_tools::exec::ToolExecutionResult {
+        self.runs += 1;
+        let id = format!("run-{}", self.runs);
+        let registry = &self.registry;
+        let result = self.runtime.block_on(async {
+            let agent = registry.scope();
+            let mut call = ToolExecutionInput::new(
+                id,
+                dsh_tools_runtime::RUN_CODE_NAME,
+                json!({"code": program, "description": "Run a program from the command line"}),
+            );
+            call.agent = Some(agent.id());
+            let result = registry.execute(call).await;
+            agent.dispose();
+            result
+        });
+        let lines = std::mem::take(&mut *self.log.0.lock().unwrap_or_else(PoisonError::into_inner));
+        for line in lines {
+            eprintln!("dsh-tools: {line}");
+        }
+        result
+    }
+}
+
+/// The model-facing text of a result.
+pub(super) fn result_text(result: &dsh_tools::exec::ToolExecutionResult) -> String {
+    result
+        .content()
+        .iter()
+        .filter_map(|block| block.as_text())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// Runs the program through `run_code`.
 pub(super) fn run(args: RunArgs) -> Result<Report, CliError> {
     let input = Input::new(args.program);
     let program = read_program(&input)?;
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| CliError::new(format!("cannot start the async runtime: {e}")))?;
-    let registry = host_registry_in(PresentationMode::Code, args.yes)?;
-    let sandbox = QuickJsRuntime::new(QuickJsConfig::default())
-        .map_err(|e| CliError::new(format!("cannot configure the sandbox: {e}")))?;
-    registry.set_code_runtime(Arc::new(sandbox));
-    let log = Arc::new(DispatchLog::default());
-    registry.set_code_event_sink(log.clone());
-    let result = runtime.block_on(async {
-        let agent = registry.scope();
-        let mut call = ToolExecutionInput::new(
-            "run-1",
-            dsh_tools_runtime::RUN_CODE_NAME,
-            json!({"code": program, "description": "Run a program from the command line"}),
-        );
-        call.agent = Some(agent.id());
-        registry.execute(call).await
-    });
-    for line in log.0.lock().unwrap_or_else(PoisonError::into_inner).iter() {
-        eprintln!("dsh-tools: {line}");
-    }
+    let result = CodeHost::new(args.yes)?.run(program);
     let output = if args.json {
         serde_json::to_value(&result)
             .map_err(|e| CliError::new(format!("cannot serialize the result: {e}")))?
             .to_string()
     } else {
-        result
-            .content()
-            .iter()
-            .filter_map(|block| block.as_text())
-            .collect::<Vec<_>>()
-            .join("\n")
+        result_text(&result)
     };
     Ok(Report {
         output,
