@@ -500,3 +500,39 @@ async fn an_outer_cancel_mid_run_makes_the_outer_result_aborted() {
     assert_eq!(result.error().unwrap().info().unwrap().code, "ABORTED");
     assert_eq!(text(&result), "Error: tool call aborted");
 }
+
+#[test]
+fn the_cached_sdk_follows_every_registry_change() {
+    let registry = code_registry(two_echoes());
+    let sdk = |registry: &ToolRegistry| registry.prompt(None).unwrap().sections[1].text.clone();
+    let first = sdk(&registry);
+    assert_eq!(
+        first,
+        sdk(&registry),
+        "byte-identical while nothing changes"
+    );
+    let added = registry
+        .register(
+            ToolDefinition::builder("later")
+                .description("Registered later.")
+                .execute(|_, _| async { Ok(Value::Null) })
+                .build()
+                .unwrap(),
+        )
+        .unwrap();
+    assert!(sdk(&registry).contains("  later: "));
+    added.dispose();
+    assert_eq!(sdk(&registry), first);
+    // A registration rolled back by a panicking change listener leaves no trace in the SDK.
+    let listener = registry.on_change(|_| panic!("no more changes"));
+    let refused = registry.register(
+        ToolDefinition::builder("ghost")
+            .description("Never lands.")
+            .execute(|_, _| async { Ok(Value::Null) })
+            .build()
+            .unwrap(),
+    );
+    assert!(refused.is_err());
+    listener.dispose();
+    assert_eq!(sdk(&registry), first);
+}

@@ -27,12 +27,17 @@ pub use strip::{SourceLimits, StripError, strip_program};
 
 use crate::registry::{PresentationMode, ToolRegistry};
 
+/// The SDK section per scope, with the registry generation it was built at.
+type SdkCache = std::collections::HashMap<Option<dsh_tools::exec::ScopeId>, (u64, Arc<str>)>;
+
 /// The Code Mode state of one registry.
 #[derive(Default)]
 pub(crate) struct CodeState {
     runtime: RwLock<Option<Arc<dyn CodeRuntime>>>,
     sink: RwLock<Option<Arc<dyn CodeEventSink>>>,
     transport: OnceLock<Option<ToolDefinition>>,
+    /// The SDK section per scope, with the registry generation it was built at.
+    sdk_cache: std::sync::Mutex<SdkCache>,
 }
 
 /// The actionable message when a non-native mode has no runtime (REFERENCE §8.1, in Rust terms).
@@ -72,6 +77,30 @@ impl ToolRegistry {
             .sink
             .write()
             .unwrap_or_else(PoisonError::into_inner) = Some(sink);
+    }
+
+    /// The SDK section of `scope`, rebuilt only when the registry changed since it was built.
+    pub(crate) fn cached_sdk(
+        &self,
+        scope: Option<dsh_tools::exec::ScopeId>,
+        build: impl FnOnce() -> String,
+    ) -> Arc<str> {
+        let generation = self.inner.generation();
+        let cache = &self.inner.code.sdk_cache;
+        if let Some((built_at, text)) = cache
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&scope)
+            && *built_at == generation
+        {
+            return Arc::clone(text);
+        }
+        let text: Arc<str> = build().into();
+        cache
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(scope, (generation, Arc::clone(&text)));
+        text
     }
 
     pub(crate) fn event_sink(&self) -> Option<Arc<dyn CodeEventSink>> {

@@ -51,7 +51,8 @@ pub enum PromptError {
 }
 
 impl ToolRegistry {
-    /// The wire tools and prompt sections for `scope` (`None` = the global view).
+    /// The wire tools and prompt sections for `scope` (`None` = the global view). The SDK text is
+    /// cached per scope and rebuilt only after the registry changed.
     ///
     /// ```
     /// use dsh_tools_runtime::ToolRegistry;
@@ -74,11 +75,14 @@ impl ToolRegistry {
         if !RENDERERS.contains(&runtime.language()) {
             return Err(PromptError::UnknownLanguage(runtime.language().to_owned()));
         }
-        let sdk_tools: Vec<_> = visible
-            .iter()
-            .filter(|d| d.name() != RUN_CODE_NAME)
-            .map(sdk_tool_from)
-            .collect();
+        let sdk = self.cached_sdk(scope, || {
+            let sdk_tools: Vec<_> = visible
+                .iter()
+                .filter(|d| d.name() != RUN_CODE_NAME)
+                .map(sdk_tool_from)
+                .collect();
+            render_tools_sdk(&sdk_tools)
+        });
         let mut sections = Vec::new();
         if mode == PresentationMode::Code {
             sections.push(PromptSection {
@@ -90,7 +94,7 @@ impl ToolRegistry {
         sections.push(PromptSection {
             name: "tools:sdk",
             order: 150,
-            text: render_tools_sdk(&sdk_tools),
+            text: sdk.to_string(),
         });
         let (tools, known_names) = if mode == PresentationMode::Code {
             let tools = visible

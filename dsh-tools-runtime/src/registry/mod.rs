@@ -100,6 +100,9 @@ pub(crate) struct Inner {
     #[cfg(feature = "code-mode")]
     pub(crate) code: crate::code::CodeState,
     ids: AtomicU64,
+    /// Bumped by every write to the registry state: a cached projection (the SDK text) built
+    /// at one generation is stale at any other.
+    generation: AtomicU64,
 }
 
 impl std::fmt::Debug for Inner {
@@ -120,7 +123,14 @@ impl Inner {
     }
 
     pub(crate) fn write(&self) -> std::sync::RwLockWriteGuard<'_, RegistryState> {
-        self.state.write().unwrap_or_else(PoisonError::into_inner)
+        let guard = self.state.write().unwrap_or_else(PoisonError::into_inner);
+        self.generation.fetch_add(1, Ordering::SeqCst);
+        guard
+    }
+
+    /// The current state generation (see [`Inner::write`]).
+    pub(crate) fn generation(&self) -> u64 {
+        self.generation.load(Ordering::SeqCst)
     }
 
     pub(crate) fn hook_tables(&self) -> Arc<HookTables> {
@@ -183,6 +193,7 @@ impl ToolRegistry {
                 #[cfg(feature = "code-mode")]
                 code: crate::code::CodeState::default(),
                 ids: AtomicU64::new(1),
+                generation: AtomicU64::new(0),
             }),
         }
     }

@@ -294,7 +294,7 @@ impl Inner {
                 .retain(|(l, _)| l != id),
             Effect::Layer { scope, id } => {
                 let removed = {
-                    let mut state = self.state.write().unwrap_or_else(PoisonError::into_inner);
+                    let mut state = self.write();
                     let name = state.layer_mut(*scope).and_then(|l| {
                         l.tools
                             .iter()
