@@ -1,4 +1,4 @@
-//! dsh-tools-runtime: the registry, scopes and execution pipeline of dsh-tools.
+#![doc = include_str!("docs/crate.md")]
 #![warn(missing_docs)]
 
 pub mod approval;
