@@ -1,9 +1,9 @@
 //! The `dsh-tools` binary: every command, its exit statuses (0 valid, 1 invalid, 2 bad input),
 //! file and stdin input, and the exact output of reference cases.
 
-use std::io::Write as _;
+mod support;
+
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 use tempfile::TempDir;
@@ -18,25 +18,11 @@ struct Run {
 
 /// Runs the binary in `dir` with `args`, feeding `stdin` (or nothing).
 fn run_in(dir: &Path, args: &[&str], stdin: Option<&str>) -> Run {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_dsh-tools"))
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut input = child.stdin.take().unwrap();
-    if let Some(text) = stdin {
-        // A command that fails before reading stdin closes it: a broken pipe is expected then.
-        let _ = input.write_all(text.as_bytes());
-    }
-    drop(input);
-    let output = child.wait_with_output().unwrap();
+    let (code, stdout, stderr) = support::dsh_tools(dir, args, stdin.unwrap_or_default());
     Run {
-        code: output.status.code().unwrap(),
-        stdout: String::from_utf8(output.stdout).unwrap(),
-        stderr: String::from_utf8(output.stderr).unwrap(),
+        code,
+        stdout,
+        stderr,
     }
 }
 

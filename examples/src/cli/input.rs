@@ -29,7 +29,18 @@ impl Input {
     /// Reads and parses the document. Failures name the input and, for JSON syntax errors, the
     /// line and column.
     pub fn read_json(&self) -> Result<Value, CliError> {
-        let bytes = match self {
+        let bytes = self.read_bytes()?;
+        serde_json::from_slice(&bytes).map_err(|e| CliError::input(self, syntax_error(&e)))
+    }
+
+    /// Reads the input as UTF-8 text (a program).
+    pub fn read_text(&self) -> Result<String, CliError> {
+        String::from_utf8(self.read_bytes()?)
+            .map_err(|e| CliError::input(self, format!("not UTF-8 text: {e}")))
+    }
+
+    fn read_bytes(&self) -> Result<Vec<u8>, CliError> {
+        match self {
             Self::Stdin => {
                 let mut bytes = Vec::new();
                 std::io::stdin()
@@ -39,8 +50,7 @@ impl Input {
             }
             Self::File(path) => std::fs::read(path),
         }
-        .map_err(|e| CliError::input(self, format!("cannot read: {e}")))?;
-        serde_json::from_slice(&bytes).map_err(|e| CliError::input(self, syntax_error(&e)))
+        .map_err(|e| CliError::input(self, format!("cannot read: {e}")))
     }
 }
 

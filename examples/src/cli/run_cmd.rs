@@ -4,7 +4,6 @@
 //! Stdout gets what the model would see (the program's printed and returned output); stderr gets
 //! a compact dispatch log, one line per tool call. `--json` prints the whole `run_code` result.
 
-use std::io::Read as _;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -50,20 +49,6 @@ impl CodeEventSink for DispatchLog {
                 .unwrap_or_else(PoisonError::into_inner)
                 .push(format!("{sub_call_id} {name} {status}"));
         }
-    }
-}
-
-fn read_program(input: &Input) -> Result<String, CliError> {
-    match input {
-        Input::Stdin => {
-            let mut text = String::new();
-            std::io::stdin()
-                .read_to_string(&mut text)
-                .map_err(|e| CliError::input(input, format!("cannot read: {e}")))?;
-            Ok(text)
-        }
-        Input::File(path) => std::fs::read_to_string(path)
-            .map_err(|e| CliError::input(input, format!("cannot read: {e}"))),
     }
 }
 
@@ -134,7 +119,7 @@ pub(super) fn result_text(result: &dsh_tools::exec::ToolExecutionResult) -> Stri
 /// Runs the program through `run_code`.
 pub(super) fn run(args: RunArgs) -> Result<Report, CliError> {
     let input = Input::new(args.program);
-    let program = read_program(&input)?;
+    let program = input.read_text()?;
     let result = CodeHost::new(args.yes)?.run(program);
     let output = if args.json {
         serde_json::to_value(&result)
