@@ -6,11 +6,12 @@ use std::sync::{Arc, Mutex};
 
 use dsh_tools::definition::BoxFuture;
 use dsh_tools::exec::{ToolExecutionInput, ToolExecutionResult};
-use dsh_tools::{ToolDefinition, ToolError};
+use dsh_tools::{ContentBlock, ToolDefinition, ToolError};
 use dsh_tools_runtime::code::{
     CodeDispatchEvent, CodeErrorKind, CodeEventSink, CodeRunError, CodeRunRequest, CodeRunResult,
     CodeRuntime, CodeRuntimeError,
 };
+use dsh_tools_runtime::hooks::dispatch_log_fn;
 use dsh_tools_runtime::{PresentationMode, RegistryConfig, ToolRegistry};
 use serde_json::{Value, json};
 
@@ -360,6 +361,107 @@ async fn sub_calls_of_an_agent_are_logged_as_dispatch_pairs() {
     log.0.lock().unwrap().clear();
     registry.execute(run_code_call("c8", "x")).await;
     assert!(log.0.lock().unwrap().is_empty());
+}
+
+/// The settled `content` of every `tool/code-dispatch` event, in log order.
+fn logged_contents(log: &Collect) -> Vec<Value> {
+    log.0
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|e| serde_json::to_value(e).unwrap())
+        .filter(|e| e["type"] == "tool/code-dispatch")
+        .map(|e| e["content"].clone())
+        .collect()
+}
+
+#[tokio::test]
+async fn dispatch_log_listeners_shape_the_logged_content_in_order_and_by_scope() {
+    let registry = code_registry(two_echoes());
+    let log = Arc::new(Collect(Mutex::new(Vec::new())));
+    registry.set_code_event_sink(log.clone());
+    let agent = registry.scope();
+    let other = registry.scope();
+    // Global first, then the agent's: each sees what the previous returned.
+    registry
+        .on_code_dispatch_log(dispatch_log_fn(|entry, content| {
+            let text = content[0].as_text().unwrap_or_default().to_owned();
+            vec![ContentBlock::text(format!("{}={text}", entry.sub_call_id))]
+        }))
+        .keep();
+    agent
+        .on_code_dispatch_log(dispatch_log_fn(|entry, content| {
+            let text = content[0].as_text().unwrap_or_default().to_owned();
+            vec![ContentBlock::text(format!(
+                "[{} {}] {text}",
+                entry.name, entry.arguments["text"]
+            ))]
+        }))
+        .keep();
+    let mut input = run_code_call("c9", "x");
+    input.agent = Some(agent.id());
+    let result = registry.execute(input).await;
+    assert!(!result.is_error(), "{result:?}");
+    assert_eq!(
+        logged_contents(&log),
+        [
+            json!([{"type": "text", "text": "[echo \"a\"] c9:code:1=a"}]),
+            json!([{"type": "text", "text": "[echo \"b\"] c9:code:2=b"}]),
+        ]
+    );
+    // The program still received the tool's own values.
+    assert_eq!(result.value().unwrap()["result"], json!(["a", "b"]));
+
+    // Another scope sees only the global listener.
+    log.0.lock().unwrap().clear();
+    let mut input = run_code_call("d1", "x");
+    input.agent = Some(other.id());
+    registry.execute(input).await;
+    assert_eq!(
+        logged_contents(&log),
+        [
+            json!([{"type": "text", "text": "d1:code:1=a"}]),
+            json!([{"type": "text", "text": "d1:code:2=b"}]),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_panicking_dispatch_log_listener_logs_the_settled_content() {
+    let registry = code_registry(two_echoes());
+    let log = Arc::new(Collect(Mutex::new(Vec::new())));
+    registry.set_code_event_sink(log.clone());
+    let agent = registry.scope();
+    let listener = registry.on_code_dispatch_log(dispatch_log_fn(|entry, content| {
+        if entry.sub_call_id.ends_with(":2") {
+            panic!("spill store unavailable");
+        }
+        vec![ContentBlock::text("spilled"), content[0].clone()]
+    }));
+    let mut input = run_code_call("p1", "x");
+    input.agent = Some(agent.id());
+    let result = registry.execute(input).await;
+    assert!(!result.is_error(), "{result:?}");
+    assert_eq!(
+        logged_contents(&log),
+        [
+            json!([{"type": "text", "text": "spilled"}, {"type": "text", "text": "a"}]),
+            json!([{"type": "text", "text": "b"}]),
+        ]
+    );
+    // Disposed, it no longer shapes anything.
+    listener.dispose();
+    log.0.lock().unwrap().clear();
+    let mut input = run_code_call("p2", "x");
+    input.agent = Some(agent.id());
+    registry.execute(input).await;
+    assert_eq!(
+        logged_contents(&log),
+        [
+            json!([{"type": "text", "text": "a"}]),
+            json!([{"type": "text", "text": "b"}])
+        ]
+    );
 }
 
 #[test]

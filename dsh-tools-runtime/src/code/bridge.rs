@@ -21,6 +21,7 @@ use super::events::{CodeDispatchEvent, CodeEventSink, emit};
 use super::runtime::{BindingFn, BindingNamespace, CodeRunRequest, ErrorClass};
 use crate::RUN_CODE_NAME;
 use crate::batch::scheduler::{LaneEvent, OnStart, Scheduler};
+use crate::hooks::DispatchLogFn;
 use crate::registry::ToolRegistry;
 
 /// Why a run is over, for the messages of rules 10, 13 and 15.
@@ -84,6 +85,10 @@ pub(crate) async fn run_code(
         reason: Mutex::new(SETTLED),
     });
     let sink = registry.event_sink().filter(|_| exec.agent.is_some());
+    let log_chain: Vec<DispatchLogFn> = match sink {
+        Some(_) => registry.filtered(&registry.inner.hook_tables().dispatch_log, &exec),
+        None => Vec::new(),
+    };
     let on_start: Option<OnStart> = sink.clone().map(|sink| {
         let parent = Arc::clone(&exec.call_id);
         Arc::new(move |input: &ToolExecutionInput| {
@@ -125,7 +130,8 @@ pub(crate) async fn run_code(
     };
     let pump = async {
         while let Some(event) = committed.recv().await {
-            settle(&run, &ctx, sink.as_deref(), event);
+            let log = sink.as_deref().map(|sink| (sink, &log_chain[..]));
+            settle(&run, &ctx, log, event);
         }
     };
     let (outcome, _, ()) = tokio::join!(driver, lane, pump);
@@ -252,8 +258,11 @@ fn binding(
     })
 }
 
+/// Where settled sub-calls are logged: the event sink and the dispatch-log listeners.
+type EventLog<'a> = (&'a dyn CodeEventSink, &'a [DispatchLogFn]);
+
 /// Rule 14: a committed sub-call's effects on the outer call, then its binding settles.
-fn settle(run: &Run, ctx: &ToolRunContext, sink: Option<&dyn CodeEventSink>, event: LaneEvent) {
+fn settle(run: &Run, ctx: &ToolRunContext, log: Option<EventLog<'_>>, event: LaneEvent) {
     let (index, result) = match event {
         LaneEvent::Abandoned(index) => {
             if let Some(pending) = take_reply(run, index) {
@@ -296,11 +305,9 @@ fn settle(run: &Run, ctx: &ToolRunContext, sink: Option<&dyn CodeEventSink>, eve
     else {
         return;
     };
-    if let Some(sink) = sink {
-        emit(
-            sink,
-            CodeDispatchEvent::settled(ctx.execution(), index, &name, arguments, &result),
-        );
+    if let Some((sink, chain)) = log {
+        let event = CodeDispatchEvent::settled(ctx.execution(), index, &name, arguments, &result);
+        emit(sink, event.shaped(chain));
     }
     let answer = if run.over.is_cancelled() {
         Err(format!(

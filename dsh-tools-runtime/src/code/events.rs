@@ -6,6 +6,8 @@ use dsh_tools::exec::{ToolExecution, ToolExecutionInput, ToolExecutionResult};
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::hooks::{DispatchLogEntry, DispatchLogFn};
+
 /// One sub-call event. Only calls whose outer `run_code` call has an agent produce events.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type")]
@@ -73,6 +75,43 @@ impl CodeDispatchEvent {
             arguments,
             is_error: result.is_error(),
             content: result.content().to_vec(),
+        }
+    }
+}
+
+impl CodeDispatchEvent {
+    /// A settle event whose content the dispatch-log listeners have shaped.
+    pub(crate) fn shaped(self, chain: &[DispatchLogFn]) -> Self {
+        match self {
+            Self::Settled {
+                root_call_id,
+                parent_call_id,
+                sub_call_id,
+                name,
+                arguments,
+                is_error,
+                content,
+            } => {
+                let entry = DispatchLogEntry {
+                    root_call_id: &root_call_id,
+                    parent_call_id: &parent_call_id,
+                    sub_call_id: &sub_call_id,
+                    name: &name,
+                    arguments: &arguments,
+                    is_error,
+                };
+                let content = crate::hooks::shape_dispatch_log(chain, &entry, &content);
+                Self::Settled {
+                    root_call_id,
+                    parent_call_id,
+                    sub_call_id,
+                    name,
+                    arguments,
+                    is_error,
+                    content,
+                }
+            }
+            start => start,
         }
     }
 }

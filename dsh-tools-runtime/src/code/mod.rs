@@ -25,7 +25,17 @@ pub use runtime::{
 pub use sdk::{SdkTool, json_schema_to_ts, render_tools_sdk, sdk_tool_from};
 pub use strip::{SourceLimits, StripError, strip_program};
 
-use crate::registry::{PresentationMode, ToolRegistry};
+use crate::hooks::{AnyHook, DispatchLogFn};
+use crate::registry::{PresentationMode, Registration, Scope, ToolRegistry};
+
+impl Scope {
+    /// Adds a `tools/code-dispatch-log` listener that sees only the sub-calls of `run_code` calls
+    /// made by this scope (and its descendants). See [`ToolRegistry::on_code_dispatch_log`].
+    pub fn on_code_dispatch_log(&self, listener: DispatchLogFn) -> Registration {
+        self.registry()
+            .hook_in(Some(self.id()), AnyHook::DispatchLog(listener))
+    }
+}
 
 /// The SDK section per scope, with the registry generation it was built at.
 type SdkCache = std::collections::HashMap<Option<dsh_tools::exec::ScopeId>, (u64, Arc<str>)>;
@@ -77,6 +87,12 @@ impl ToolRegistry {
             .sink
             .write()
             .unwrap_or_else(PoisonError::into_inner) = Some(sink);
+    }
+
+    /// Adds a global `tools/code-dispatch-log` listener (REFERENCE §8.6 rule 14): it shapes the
+    /// content every `tool/code-dispatch` event records. See [`DispatchLogFn`].
+    pub fn on_code_dispatch_log(&self, listener: DispatchLogFn) -> Registration {
+        self.hook_in(None, AnyHook::DispatchLog(listener))
     }
 
     /// The SDK section of `scope`, rebuilt only when the registry changed since it was built.

@@ -1,10 +1,12 @@
-//! Pipeline hooks: pre-execute policies, guards, execute wrappers, post-execute policies and
-//! result observers (REFERENCE §6.1), each registered globally or for one scope.
+//! Pipeline hooks: pre-execute policies, guards, execute wrappers, post-execute policies, result
+//! observers (REFERENCE §6.1) and the Code Mode dispatch-log waterfall (§8.6 rule 14), each
+//! registered globally or for one scope.
 //!
 //! Waterfall hooks receive a `next` handle and run in registration order: the first registered
 //! hook is the outermost. A hook that never calls `next` short-circuits the rest.
 
 mod chain;
+mod dispatch_log;
 
 use std::sync::Arc;
 
@@ -14,6 +16,8 @@ use dsh_tools::exec::{
 };
 
 pub use chain::{DispatchExecution, ExecuteNext, PostNext, PreNext};
+pub(crate) use dispatch_log::shape as shape_dispatch_log;
+pub use dispatch_log::{DispatchLogEntry, DispatchLogFn, dispatch_log_fn};
 
 /// A pre-execute policy: `(execution, next) -> decision`.
 pub type PreExecuteFn =
@@ -97,6 +101,7 @@ pub(crate) struct HookTables {
     pub(crate) wrappers: Vec<Scoped<ExecuteWrapperFn>>,
     pub(crate) post: Vec<Scoped<PostExecuteFn>>,
     pub(crate) observers: Vec<Scoped<ResultObserverFn>>,
+    pub(crate) dispatch_log: Vec<Scoped<DispatchLogFn>>,
 }
 
 /// Which table a hook registration lives in.
@@ -106,6 +111,7 @@ pub(crate) enum HookKind {
     Wrapper,
     Post,
     Observer,
+    DispatchLog,
 }
 
 /// A hook of any kind, on its way into its table.
@@ -114,6 +120,7 @@ pub(crate) enum AnyHook {
     Wrapper(ExecuteWrapperFn),
     Post(PostExecuteFn),
     Observer(ResultObserverFn),
+    DispatchLog(DispatchLogFn),
 }
 
 impl HookTables {
@@ -136,6 +143,10 @@ impl HookTables {
                 self.observers.push(Scoped { id, scope, hook });
                 HookKind::Observer
             }
+            AnyHook::DispatchLog(hook) => {
+                self.dispatch_log.push(Scoped { id, scope, hook });
+                HookKind::DispatchLog
+            }
         }
     }
 
@@ -145,6 +156,7 @@ impl HookTables {
             HookKind::Wrapper => self.wrappers.retain(|h| h.id != id),
             HookKind::Post => self.post.retain(|h| h.id != id),
             HookKind::Observer => self.observers.retain(|h| h.id != id),
+            HookKind::DispatchLog => self.dispatch_log.retain(|h| h.id != id),
         }
     }
 
@@ -154,5 +166,6 @@ impl HookTables {
         self.wrappers.retain(|h| keep(&h.scope));
         self.post.retain(|h| keep(&h.scope));
         self.observers.retain(|h| keep(&h.scope));
+        self.dispatch_log.retain(|h| keep(&h.scope));
     }
 }
