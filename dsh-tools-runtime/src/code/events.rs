@@ -81,38 +81,28 @@ impl CodeDispatchEvent {
 
 impl CodeDispatchEvent {
     /// A settle event whose content the dispatch-log listeners have shaped.
-    pub(crate) fn shaped(self, chain: &[DispatchLogFn]) -> Self {
-        match self {
-            Self::Settled {
+    pub(crate) fn shaped(mut self, chain: &[DispatchLogFn]) -> Self {
+        if let Self::Settled {
+            root_call_id,
+            parent_call_id,
+            sub_call_id,
+            name,
+            arguments,
+            is_error,
+            content,
+        } = &mut self
+        {
+            let entry = DispatchLogEntry {
                 root_call_id,
                 parent_call_id,
                 sub_call_id,
                 name,
                 arguments,
-                is_error,
-                content,
-            } => {
-                let entry = DispatchLogEntry {
-                    root_call_id: &root_call_id,
-                    parent_call_id: &parent_call_id,
-                    sub_call_id: &sub_call_id,
-                    name: &name,
-                    arguments: &arguments,
-                    is_error,
-                };
-                let content = crate::hooks::shape_dispatch_log(chain, &entry, &content);
-                Self::Settled {
-                    root_call_id,
-                    parent_call_id,
-                    sub_call_id,
-                    name,
-                    arguments,
-                    is_error,
-                    content,
-                }
-            }
-            start => start,
+                is_error: *is_error,
+            };
+            *content = crate::hooks::shape_dispatch_log(chain, &entry, content);
         }
+        self
     }
 }
 
