@@ -49,11 +49,7 @@ fn namespace() -> BindingNamespace {
 }
 
 fn request(program: &str, bindings: Vec<BindingNamespace>) -> CodeRunRequest {
-    CodeRunRequest {
-        program: program.to_owned(),
-        bindings,
-        cancel: Default::default(),
-    }
+    CodeRunRequest::new(program, bindings)
 }
 
 async fn run(

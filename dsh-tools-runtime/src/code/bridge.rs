@@ -105,11 +105,10 @@ pub(crate) async fn run_code(
     );
 
     let bindings = bindings(&registry, &exec, &run, &run_cancel);
-    let request = CodeRunRequest {
-        program,
-        bindings: vec![bindings],
-        cancel: run_cancel.clone(),
-    };
+    let clock = registry.open_run_clock(exec.token);
+    let request = CodeRunRequest::new(program, vec![bindings])
+        .with_cancellation(run_cancel.clone())
+        .with_clock(clock.clock().clone());
     let driver = {
         let run = Arc::clone(&run);
         let outer = ctx.cancellation().clone();
@@ -135,6 +134,7 @@ pub(crate) async fn run_code(
         }
     };
     let (outcome, _, ()) = tokio::join!(driver, lane, pump);
+    drop(clock);
     let result = outcome.map_err(|e| ToolError::msg(e.to_string()))?;
     if let Some(error) = result.error {
         let mut message = format!("code run failed ({}): {}", error.kind, error.message);

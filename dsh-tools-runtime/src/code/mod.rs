@@ -3,6 +3,7 @@
 //! through the registry's pipeline.
 
 mod bridge;
+pub mod clock;
 pub mod events;
 pub mod prompt;
 pub mod quickjs;
@@ -14,7 +15,9 @@ pub mod transport;
 use std::sync::{Arc, OnceLock, PoisonError, RwLock};
 
 use dsh_tools::ToolDefinition;
+use dsh_tools::exec::ExecutionToken;
 
+pub use clock::{ClockPause, RunClock};
 pub use events::{CodeDispatchEvent, CodeEventSink};
 pub use prompt::{PromptError, PromptSection, PromptSurface};
 pub use quickjs::{QuickJsConfig, QuickJsRuntime};
@@ -48,6 +51,28 @@ pub(crate) struct CodeState {
     transport: OnceLock<Option<ToolDefinition>>,
     /// The SDK section per scope, with the registry generation it was built at.
     sdk_cache: std::sync::Mutex<SdkCache>,
+    /// The clocks of the `run_code` executions in progress, by execution token: a sub-call's
+    /// approval wait pauses its run's clock.
+    clocks: std::sync::Mutex<std::collections::HashMap<ExecutionToken, RunClock>>,
+}
+
+/// A run clock registered for one `run_code` execution; unregistered on drop.
+pub(crate) struct OpenRunClock<'a> {
+    registry: &'a ToolRegistry,
+    token: ExecutionToken,
+    clock: RunClock,
+}
+
+impl OpenRunClock<'_> {
+    pub(crate) fn clock(&self) -> &RunClock {
+        &self.clock
+    }
+}
+
+impl Drop for OpenRunClock<'_> {
+    fn drop(&mut self) {
+        self.registry.clocks().remove(&self.token);
+    }
 }
 
 /// The actionable message when a non-native mode has no runtime (REFERENCE §8.1, in Rust terms).
@@ -93,6 +118,33 @@ impl ToolRegistry {
     /// content every `tool/code-dispatch` event records. See [`DispatchLogFn`].
     pub fn on_code_dispatch_log(&self, listener: DispatchLogFn) -> Registration {
         self.hook_in(None, AnyHook::DispatchLog(listener))
+    }
+
+    fn clocks(
+        &self,
+    ) -> std::sync::MutexGuard<'_, std::collections::HashMap<ExecutionToken, RunClock>> {
+        self.inner
+            .code
+            .clocks
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Registers a fresh run clock for the `run_code` execution `token`.
+    pub(crate) fn open_run_clock(&self, token: ExecutionToken) -> OpenRunClock<'_> {
+        let clock = RunClock::new();
+        self.clocks().insert(token, clock.clone());
+        OpenRunClock {
+            registry: self,
+            token,
+            clock,
+        }
+    }
+
+    /// Pauses the clock of the `run_code` run `parent` belongs to, if it is one.
+    pub(crate) fn pause_run_clock(&self, parent: Option<ExecutionToken>) -> Option<ClockPause> {
+        let parent = parent?;
+        self.clocks().get(&parent).map(RunClock::pause)
     }
 
     /// The SDK section of `scope`, rebuilt only when the registry changed since it was built.

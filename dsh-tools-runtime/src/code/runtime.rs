@@ -7,6 +7,8 @@ use dsh_tools::definition::BoxFuture;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use super::clock::RunClock;
+
 /// One host function callable from a program: lossless JSON arguments in, the resolved value or
 /// a failure message out (the program sees a rejection).
 pub type BindingFn = Arc<dyn Fn(Value) -> BoxFuture<'static, Result<Value, String>> + Send + Sync>;
@@ -46,6 +48,7 @@ impl fmt::Debug for BindingNamespace {
 
 /// What to run.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct CodeRunRequest {
     /// The program: the body of an async function (top-level `await` and `return` work).
     pub program: String,
@@ -53,6 +56,34 @@ pub struct CodeRunRequest {
     pub bindings: Vec<BindingNamespace>,
     /// Cancels the run (outcome `abort`).
     pub cancel: CancellationToken,
+    /// The run's wall clock: the host pauses it while a binding call waits for a person (an
+    /// approval prompt), and the runtime's wall-clock budget does not run while it is paused.
+    pub clock: RunClock,
+}
+
+impl CodeRunRequest {
+    /// A request to run `program` with `bindings`, a fresh cancellation token and a running
+    /// clock.
+    pub fn new(program: impl Into<String>, bindings: Vec<BindingNamespace>) -> Self {
+        Self {
+            program: program.into(),
+            bindings,
+            cancel: CancellationToken::new(),
+            clock: RunClock::new(),
+        }
+    }
+
+    /// The same request, cancelled by `cancel`.
+    pub fn with_cancellation(mut self, cancel: CancellationToken) -> Self {
+        self.cancel = cancel;
+        self
+    }
+
+    /// The same request, timed by `clock`.
+    pub fn with_clock(mut self, clock: RunClock) -> Self {
+        self.clock = clock;
+        self
+    }
 }
 
 /// How a program run failed. The first six are the reference's kinds; the rest name the extra

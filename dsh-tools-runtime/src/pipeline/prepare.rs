@@ -207,7 +207,12 @@ impl ToolRegistry {
             reason,
             cancel: cancel.clone(),
         };
+        // A Code Mode sub-call waiting for a person does not spend its program's wall clock.
+        #[cfg(feature = "code-mode")]
+        let paused = self.pause_run_clock(exec.parent);
         let outcome = service.request(request).await;
+        #[cfg(feature = "code-mode")]
+        drop(paused);
         tracing::info!(tool = %name, call_id = %exec.call_id, ?outcome, "approval answered");
         match outcome {
             ApprovalOutcome::AllowedOnce => Asked::Allowed,

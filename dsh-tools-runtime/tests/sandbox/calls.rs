@@ -114,6 +114,37 @@ async fn failed_calls_reject_with_the_error_class() {
 }
 
 #[tokio::test]
+async fn the_error_class_is_shaped_like_a_subclass_of_error() {
+    let program = "class Mine extends ToolCallError {}\n\
+                   const e = new ToolCallError('m', 'x');\n\
+                   const m = new Mine('n', 'y');\n\
+                   let called = 'threw';\n\
+                   try { ToolCallError('no new'); called = 'ran'; } catch (err) { called = err.name; }\n\
+                   return [Object.getPrototypeOf(ToolCallError) === Error,\n\
+                   Object.getPrototypeOf(ToolCallError.prototype) === Error.prototype,\n\
+                   ToolCallError.name, typeof e.stack, e.toolName,\n\
+                   m instanceof Mine, m instanceof ToolCallError, m instanceof Error, m.toolName, m.message,\n\
+                   called];";
+    let result = run_tools(program, Vec::new()).await;
+    assert_eq!(
+        value(&result),
+        &json!([
+            true,
+            true,
+            "ToolCallError",
+            "string",
+            "x",
+            true,
+            true,
+            true,
+            "y",
+            "n",
+            "TypeError"
+        ])
+    );
+}
+
+#[tokio::test]
 async fn without_an_error_class_failures_are_plain_errors() {
     let namespace = BindingNamespace {
         global: "api".to_owned(),

@@ -16,7 +16,7 @@ async fn infinite_loop_exhausts_the_compute_budget() {
         failure(&result),
         (
             CodeErrorKind::Timeout,
-            "compute budget exhausted (300ms busy)"
+            "compute budget exhausted (300ms of CPU time)"
         )
     );
 }
@@ -36,7 +36,7 @@ async fn async_spin_loop_exhausts_the_compute_budget() {
         failure(&result),
         (
             CodeErrorKind::Timeout,
-            "compute budget exhausted (300ms busy)"
+            "compute budget exhausted (300ms of CPU time)"
         )
     );
 }

@@ -11,7 +11,6 @@ use dsh_tools_runtime::code::{
     ErrorClass,
 };
 use serde_json::Value;
-use tokio_util::sync::CancellationToken;
 
 /// Limits for tests: small time budgets so hostile programs end quickly.
 pub fn config() -> QuickJsConfig {
@@ -55,11 +54,7 @@ pub fn tools(functions: Vec<(&str, BindingFn)>) -> BindingNamespace {
 }
 
 pub fn request(program: &str, bindings: Vec<BindingNamespace>) -> CodeRunRequest {
-    CodeRunRequest {
-        program: program.to_owned(),
-        bindings,
-        cancel: CancellationToken::new(),
-    }
+    CodeRunRequest::new(program, bindings)
 }
 
 /// Runs a program; a hang fails the test after 60 s instead of blocking the suite.

@@ -38,7 +38,7 @@ pub const THREAD_STACK_HEADROOM_BYTES: usize = 8 * 1024 * 1024;
 /// |---|---|---|
 /// | memory | `memory-limit` | `memory limit reached (<bytes> bytes)` |
 /// | JS stack | `stack-overflow` | `stack limit reached (<bytes> bytes)` |
-/// | CPU | `timeout` | `compute budget exhausted (<ms>ms busy)` |
+/// | CPU | `timeout` | `compute budget exhausted (<ms>ms of CPU time)` |
 /// | wall clock | `timeout` | `wall-clock ceiling reached (<ms>ms)` |
 /// | source | `source-limit` | `program source is <n> bytes, over the <max>-byte limit` / `program nests deeper than <max> levels at <line>:<column>` |
 /// | output | `output-limit` | `outer output exceeded <max> bytes` |
@@ -49,8 +49,10 @@ pub struct QuickJsConfig {
     pub memory_limit_bytes: usize,
     /// QuickJS stack limit in bytes (default 256 KiB, 64 KiB to 64 MiB).
     pub max_stack_bytes: usize,
-    /// Busy time the program may use (default 5 s): time spent running JavaScript, not time
-    /// spent waiting for bindings. Enforced by QuickJS's interrupt handler.
+    /// CPU time the program may use (default 5 s): the sandbox thread's CPU clock, so neither
+    /// time spent waiting for bindings nor time the thread spends descheduled on a loaded
+    /// machine counts (where the platform has no thread CPU clock, busy wall time is the
+    /// measure). Enforced by QuickJS's interrupt handler.
     pub cpu_budget: Duration,
     /// Wall-clock ceiling of a run (default 30 s), host awaits included. Also enforced from
     /// outside the engine, so a native operation the interrupt handler does not reach cannot

@@ -11,11 +11,13 @@ use rquickjs::context::EvalOptions;
 use rquickjs::promise::PromiseState;
 use rquickjs::{Ctx, Value};
 
+use crate::code::clock::RunClock;
 use crate::code::runtime::{CodeErrorKind, CodeRunError};
 
 use super::bindings::{self, RunState};
 use super::calls::ThreadWaker;
 use super::convert::{self, ToJsonError};
+use super::cpu;
 use super::errors::{self, Budgets, PROGRAM_FILE};
 use super::shared::{Outcome, Shared, Stop};
 
@@ -42,12 +44,70 @@ impl Clock {
     }
 }
 
+/// The wall-clock ceiling of a run: `budget` from `start`, not counting the time the host kept
+/// the run's clock paused (a sub-call waiting for a person's approval).
+#[derive(Clone)]
+pub(crate) struct WallClock {
+    pub(crate) start: Instant,
+    pub(crate) budget: Duration,
+    pub(crate) clock: RunClock,
+}
+
+impl WallClock {
+    pub(crate) fn expired(&self) -> bool {
+        self.clock.expired(self.start, self.budget)
+    }
+
+    /// Completes when the ceiling is reached.
+    pub(crate) async fn elapsed(&self) {
+        self.clock.elapsed(self.start, self.budget).await;
+    }
+}
+
 /// What the interrupt handler checks during a run.
 pub(crate) struct Watch {
     pub(crate) shared: Arc<Shared>,
     pub(crate) clock: Rc<Clock>,
-    pub(crate) cpu_budget: Duration,
-    pub(crate) deadline: Instant,
+    pub(crate) cpu: CpuBudget,
+    pub(crate) wall: WallClock,
+}
+
+/// The compute budget: CPU time of the sandbox thread since the run started (see [`cpu`]).
+pub(crate) struct CpuBudget {
+    budget: Duration,
+    /// The thread's CPU time when the run started (`None`: not measurable here, busy wall time
+    /// is the measure).
+    start: Option<Duration>,
+    /// Busy wall time below which the budget cannot be spent yet.
+    next_check: Cell<Duration>,
+}
+
+impl CpuBudget {
+    /// A budget starting now, on the sandbox thread.
+    pub(crate) fn start(budget: Duration) -> Self {
+        Self {
+            budget,
+            start: cpu::thread_time(),
+            next_check: Cell::new(budget),
+        }
+    }
+
+    /// Whether the program has used its budget, given its busy wall time so far.
+    fn spent(&self, busy: Duration) -> bool {
+        if busy <= self.next_check.get() {
+            return false;
+        }
+        let used = match (self.start, cpu::thread_time()) {
+            (Some(start), Some(now)) => now.saturating_sub(start),
+            _ => busy,
+        };
+        if used > self.budget {
+            return true;
+        }
+        // CPU time cannot grow faster than busy wall time.
+        self.next_check.set(busy + (self.budget - used));
+        false
+    }
 }
 
 impl Watch {
@@ -56,12 +116,11 @@ impl Watch {
         if self.shared.stopped().is_some() {
             return true;
         }
-        let now = Instant::now();
-        if self.clock.busy(now) > self.cpu_budget {
+        if self.cpu.spent(self.clock.busy(Instant::now())) {
             self.shared.stop(Stop::Cpu);
             return true;
         }
-        if now >= self.deadline {
+        if self.wall.expired() {
             self.shared.stop(Stop::Wall);
             return true;
         }

@@ -143,8 +143,9 @@ pub(crate) fn setup<'js>(ctx: &Ctx<'js>) -> rquickjs::Result<Env<'js>> {
     })
 }
 
-/// An error class: a constructor whose instances are `Error` objects (`instanceof` works) with
-/// `name` = `name` (on the prototype) and the own property `member` = the second argument.
+/// An error class that behaves like `class <name> extends Error`: its instances are `Error`
+/// objects (`instanceof` works, they carry a stack) with `name` = `name` (on the prototype) and
+/// the own property `member` = the second argument; the constructor's own prototype is `Error`.
 fn error_class<'js>(
     ctx: &Ctx<'js>,
     name: &str,
@@ -184,6 +185,8 @@ fn error_class<'js>(
     )?
     .with_name(name)?;
     constructor.set_constructor(true);
+    // `class ToolCallError extends Error`: the constructor inherits from `Error` too.
+    constructor.set_prototype(Some(&error))?;
     constructor.prop("prototype", Property::from(proto.clone()))?;
     proto.prop(
         "constructor",

@@ -10,6 +10,7 @@ use crate::code::runtime::{CodeErrorKind, CodeRunError, CodeRunRequest, CodeRunR
 
 use super::CANCELLED_MESSAGE;
 use super::config::QuickJsConfig;
+use super::drive::WallClock;
 use super::ledger::Ledger;
 use super::shared::{Outcome, Shared, Stop};
 use super::worker::{Job, Pool};
@@ -41,7 +42,7 @@ fn stop_error(config: &QuickJsConfig, reason: Stop) -> CodeRunError {
         Stop::Cpu => (
             CodeErrorKind::Timeout,
             format!(
-                "compute budget exhausted ({}ms busy)",
+                "compute budget exhausted ({}ms of CPU time)",
                 config.cpu_budget.as_millis()
             ),
         ),
@@ -76,13 +77,17 @@ pub(crate) async fn run(
         shared.stop(Stop::Cancel);
         return finish(&config, &shared, Outcome::Stopped);
     }
-    let deadline = Instant::now() + config.wall_clock;
+    let wall = WallClock {
+        start: Instant::now(),
+        budget: config.wall_clock,
+        clock: request.clock,
+    };
     let (done, mut outcome) = oneshot::channel();
     let job = Job {
         program: request.program,
         bindings: request.bindings,
         shared: shared.clone(),
-        deadline,
+        wall: wall.clone(),
         tokio: tokio::runtime::Handle::try_current().ok(),
         done,
     };
@@ -95,7 +100,7 @@ pub(crate) async fn run(
         drop(guard);
         return finish(&config, &shared, Outcome::Error(error));
     }
-    let wall = tokio::time::sleep_until(deadline.into());
+    let wall = wall.elapsed();
     tokio::pin!(wall);
     let cancel = request.cancel;
     let mut grace: Option<std::pin::Pin<Box<tokio::time::Sleep>>> = None;

@@ -63,6 +63,7 @@ mod calls;
 mod config;
 mod console;
 mod convert;
+mod cpu;
 mod drive;
 mod errors;
 mod globals;
@@ -169,11 +170,10 @@ pub fn live_sandbox_threads() -> usize {
 /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 /// let runtime = QuickJsRuntime::new(QuickJsConfig::default()).unwrap();
 /// let result = runtime
-///     .run(CodeRunRequest {
-///         program: "const n: number = 20;\nconsole.log('n =', n);\nreturn n + 1;".into(),
-///         bindings: Vec::new(),
-///         cancel: Default::default(),
-///     })
+///     .run(CodeRunRequest::new(
+///         "const n: number = 20;\nconsole.log('n =', n);\nreturn n + 1;",
+///         Vec::new(),
+///     ))
 ///     .await
 ///     .unwrap();
 /// assert_eq!(result.value, Some(serde_json::json!(21)));

@@ -16,7 +16,6 @@ use std::panic::AssertUnwindSafe;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
-use std::time::Instant;
 
 use rquickjs::context::intrinsic;
 use rquickjs::{Context, Ctx, Runtime};
@@ -28,7 +27,7 @@ use crate::code::strip::strip_program;
 use super::bindings::{NamespaceSpec, RunState};
 use super::calls::{Calls, ThreadWaker};
 use super::config::QuickJsConfig;
-use super::drive::{self, Clock, Watch};
+use super::drive::{self, Clock, CpuBudget, WallClock, Watch};
 use super::errors::{self, Budgets, UNRENDERABLE};
 use super::globals::{self, Env};
 use super::shared::{Outcome, Shared};
@@ -72,7 +71,7 @@ pub(crate) struct Job {
     pub(crate) program: String,
     pub(crate) bindings: Vec<BindingNamespace>,
     pub(crate) shared: Arc<Shared>,
-    pub(crate) deadline: Instant,
+    pub(crate) wall: WallClock,
     /// The caller's Tokio runtime: binding futures are polled inside its context.
     pub(crate) tokio: Option<tokio::runtime::Handle>,
     pub(crate) done: oneshot::Sender<Outcome>,
@@ -326,7 +325,7 @@ fn run<'js>(
         program,
         bindings,
         shared,
-        deadline,
+        wall,
         tokio,
         done,
     } = job;
@@ -372,8 +371,8 @@ fn run<'js>(
     *watch.borrow_mut() = Some(Watch {
         shared,
         clock: clock.clone(),
-        cpu_budget: config.cpu_budget,
-        deadline,
+        cpu: CpuBudget::start(config.cpu_budget),
+        wall,
     });
     clock.resume();
     let outcome = match globals::install(ctx, &state) {

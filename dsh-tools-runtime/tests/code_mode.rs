@@ -1,0 +1,106 @@
+//! Code Mode end to end: the registry, the `run_code` bridge and the real QuickJS sandbox
+//! together — what only shows when all three run (the wall clock around approval waits).
+#![cfg(feature = "code-mode")]
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use dsh_tools::ToolDefinition;
+use dsh_tools::definition::BoxFuture;
+use dsh_tools::exec::{PreToolDecision, ToolExecutionInput, ToolExecutionResult};
+use dsh_tools_runtime::approval::{ApprovalOutcome, ApprovalRequest, ApprovalService};
+use dsh_tools_runtime::code::{QuickJsConfig, QuickJsRuntime};
+use dsh_tools_runtime::hooks::pre_execute_fn;
+use dsh_tools_runtime::{PresentationMode, RegistryConfig, ToolRegistry};
+use serde_json::json;
+
+const WALL_CLOCK: Duration = Duration::from_millis(300);
+/// Longer than the wall clock by a wide margin.
+const SLOW: Duration = Duration::from_millis(900);
+
+/// A person who takes [`SLOW`] to approve.
+struct SlowPerson;
+
+impl ApprovalService for SlowPerson {
+    fn request(&self, _: ApprovalRequest) -> BoxFuture<'static, ApprovalOutcome> {
+        Box::pin(async {
+            tokio::time::sleep(SLOW).await;
+            ApprovalOutcome::AllowedOnce
+        })
+    }
+}
+
+/// A tool whose body takes `work`.
+fn deploy(work: Duration) -> ToolDefinition {
+    ToolDefinition::builder("deploy")
+        .description("Deploys.")
+        .execute(move |_, _| async move {
+            tokio::time::sleep(work).await;
+            Ok(json!("deployed"))
+        })
+        .build()
+        .unwrap()
+}
+
+/// A code-mode registry on QuickJS with a 300 ms wall clock; `ask` makes `deploy` need approval.
+fn registry(work: Duration, ask: bool) -> ToolRegistry {
+    let registry = ToolRegistry::with_config(RegistryConfig {
+        mode: PresentationMode::Code,
+        ..RegistryConfig::default()
+    });
+    registry.register(deploy(work)).unwrap().keep();
+    let config = QuickJsConfig {
+        wall_clock: WALL_CLOCK,
+        ..QuickJsConfig::default()
+    };
+    registry.set_code_runtime(Arc::new(QuickJsRuntime::new(config).unwrap()));
+    registry.set_approval(Arc::new(SlowPerson));
+    if ask {
+        registry
+            .on_pre_execute(pre_execute_fn(|_, _| async {
+                PreToolDecision::Ask { reason: None }
+            }))
+            .keep();
+    }
+    registry
+}
+
+async fn run_deploy(registry: &ToolRegistry) -> ToolExecutionResult {
+    let mut input = ToolExecutionInput::new(
+        "c1",
+        "run_code",
+        json!({"code": "return await tools.deploy({});", "description": "Deploy"}),
+    );
+    input.agent = Some(registry.scope().id());
+    registry.execute(input).await
+}
+
+fn failure_text(result: &ToolExecutionResult) -> &str {
+    assert!(result.is_error(), "expected a failure, got {result:?}");
+    result.content()[0].as_text().unwrap()
+}
+
+#[tokio::test]
+async fn an_approval_wait_does_not_spend_the_wall_clock() {
+    let result = run_deploy(&registry(Duration::ZERO, true)).await;
+    assert!(!result.is_error(), "{result:?}");
+    assert_eq!(result.value().unwrap()["result"], "deployed");
+}
+
+#[tokio::test]
+async fn tool_work_does_spend_the_wall_clock() {
+    let result = run_deploy(&registry(SLOW, false)).await;
+    assert_eq!(
+        failure_text(&result),
+        "Error: code run failed (timeout): wall-clock ceiling reached (300ms)"
+    );
+}
+
+#[tokio::test]
+async fn the_clock_runs_again_once_the_approval_is_answered() {
+    let result = run_deploy(&registry(SLOW, true)).await;
+    assert_eq!(
+        failure_text(&result),
+        "Error: code run failed (timeout): wall-clock ceiling reached (300ms)"
+    );
+}
