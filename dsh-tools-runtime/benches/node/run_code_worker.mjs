@@ -1,0 +1,86 @@
+// The Node.js side of the `run_code` comparison (benches/run_code.rs): the same job as one
+// dsh-tools `run_code` call — a fresh `worker_thread` per run, a program making three awaited
+// tool calls answered by the parent thread, console capture, a lossless JSON completion.
+//
+// The Node side gets the program with its types already removed: Node 20 has no built-in type
+// strip, so its figure excludes the strip dsh-tools pays for. That favours Node.
+//
+// Protocol (stdin → stdout, one line each): `check` → the JSON outcome of one run;
+// `<n>` → runs n times in a row and prints the total elapsed nanoseconds.
+import { Worker } from 'node:worker_threads';
+import { createInterface } from 'node:readline';
+
+const PROGRAM = `
+const files = await tools.list({ dir: 'src' });
+const hits = await tools.search({ pattern: 'TODO', files });
+const text = await tools.read({ path: hits[0].path });
+console.log(\`\${hits.length} hits\`);
+return { first: hits[0], size: text.length };`;
+
+const TOOLS = {
+  list: () => ['a.rs', 'b.rs'],
+  search: () => [{ path: 'a.rs', line: 3 }],
+  read: () => 'fn main() {}',
+};
+
+// Runs inside the worker: bindings that message the parent, a captured console, the program
+// as the body of an async function.
+const WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const pending = new Map();
+let nextId = 0;
+parentPort.on('message', (m) => {
+  const call = pending.get(m.id);
+  pending.delete(m.id);
+  if ('error' in m) call.reject(new Error(m.error)); else call.resolve(m.value);
+});
+const tools = Object.create(null);
+for (const name of workerData.names) {
+  tools[name] = (args) => new Promise((resolve, reject) => {
+    const id = nextId++;
+    pending.set(id, { resolve, reject });
+    parentPort.postMessage({ type: 'call', id, name, args: JSON.parse(JSON.stringify(args)) });
+  });
+}
+const logs = [];
+const sandboxConsole = { log: (...a) => logs.push(a.map(String).join(' ')) };
+const AsyncFunction = Object.getPrototypeOf(async function () {}).constructor;
+new AsyncFunction('tools', 'console', '"use strict";' + workerData.program)(tools, sandboxConsole)
+  .then((value) => parentPort.postMessage({ type: 'done', logs, value: JSON.parse(JSON.stringify(value)) }),
+        (error) => parentPort.postMessage({ type: 'done', logs, error: String(error && error.stack || error) }));
+`;
+
+function runOnce() {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(WORKER, {
+      eval: true,
+      env: {},
+      execArgv: [],
+      workerData: { program: PROGRAM, names: Object.keys(TOOLS) },
+      resourceLimits: { maxOldGenerationSizeMb: 64 },
+    });
+    worker.on('message', (m) => {
+      if (m.type === 'call') {
+        worker.postMessage({ id: m.id, value: TOOLS[m.name](m.args) });
+      } else if (m.type === 'done') {
+        // A fresh sandbox per run: this one is torn down off the critical path, as ours are.
+        worker.terminate();
+        resolve(m);
+      }
+    });
+    worker.on('error', reject);
+  });
+}
+
+const lines = createInterface({ input: process.stdin });
+for await (const line of lines) {
+  if (line === 'check') {
+    const outcome = await runOnce();
+    process.stdout.write(JSON.stringify({ value: outcome.value, logs: outcome.logs }) + '\n');
+    continue;
+  }
+  const n = Number(line);
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < n; i++) await runOnce();
+  process.stdout.write(String(process.hrtime.bigint() - start) + '\n');
+}

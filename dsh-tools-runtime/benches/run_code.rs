@@ -1,0 +1,211 @@
+//! `run_code` end to end against a Node.js `worker_thread` doing the same job, in one run.
+//!
+//! - `run_code/three_calls/dsh_tools`: `ToolRegistry::execute` of a `run_code` call — the
+//!   registry pipeline, the swc type strip, a fresh QuickJS sandbox, three awaited tool calls
+//!   each through the full pipeline, the completion rendered;
+//! - `run_code/three_calls/node_worker_thread`: `benches/node/run_code_worker.mjs`, started by
+//!   this benchmark: a fresh `worker_thread` per run, the same program (types removed by hand:
+//!   Node 20 has no type strip, which favours Node), three calls answered by the parent thread.
+//!   Timed inside Node (no pipe round trip is charged); skipped with a printed reason when `node`
+//!   is absent.
+//!
+//! Both sides are checked to produce the same completion before anything is timed, and the
+//! median ratio is printed at the end.
+
+#![allow(missing_docs, reason = "criterion_group! generates undocumented items")]
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::Arc;
+use std::time::Duration;
+
+use criterion::{Criterion, criterion_group};
+use dsh_tools::ToolDefinition;
+use dsh_tools::exec::ToolExecutionInput;
+use dsh_tools_runtime::code::{QuickJsConfig, QuickJsRuntime};
+use dsh_tools_runtime::{PresentationMode, RegistryConfig, ToolRegistry};
+use serde_json::{Value, json};
+
+const GROUP: &str = "run_code/three_calls";
+
+const PROGRAM: &str = "interface Hit { path: string; line: number }\n\
+    const files = await tools.list({ dir: 'src' }) as string[];\n\
+    const hits: Hit[] = await tools.search({ pattern: 'TODO', files });\n\
+    const text = await tools.read({ path: hits[0].path });\n\
+    console.log(`${hits.length} hits`);\n\
+    return { first: hits[0], size: (text as string).length };";
+
+fn tool(name: &str, parameters: Value, value: Value) -> ToolDefinition {
+    ToolDefinition::builder(name)
+        .description("A benchmark tool.")
+        .parameters_json(parameters)
+        .concurrency_safe(true)
+        .execute(move |_, _| {
+            let value = value.clone();
+            async move { Ok(value) }
+        })
+        .build()
+        .expect("valid tool")
+}
+
+fn registry() -> ToolRegistry {
+    let registry = ToolRegistry::with_config(RegistryConfig {
+        mode: PresentationMode::Code,
+        ..RegistryConfig::default()
+    });
+    let string = json!({"type": "string"});
+    let object = |properties: Value, required: &[&str]| json!({"type": "object", "properties": properties, "required": required});
+    for def in [
+        tool(
+            "list",
+            object(json!({"dir": string}), &["dir"]),
+            json!(["a.rs", "b.rs"]),
+        ),
+        tool(
+            "search",
+            object(
+                json!({"pattern": string, "files": {"type": "array", "items": string}}),
+                &["pattern", "files"],
+            ),
+            json!([{"path": "a.rs", "line": 3}]),
+        ),
+        tool(
+            "read",
+            object(json!({"path": string}), &["path"]),
+            json!("fn main() {}"),
+        ),
+    ] {
+        registry.register(def).expect("registers").keep();
+    }
+    let runtime = QuickJsRuntime::new(QuickJsConfig::default()).expect("valid config");
+    registry.set_code_runtime(Arc::new(runtime));
+    registry
+}
+
+async fn run_code(registry: &ToolRegistry) -> Value {
+    let input = ToolExecutionInput::new(
+        "bench",
+        "run_code",
+        json!({"code": PROGRAM, "description": "Three calls"}),
+    );
+    let result = registry.execute(input).await;
+    assert!(!result.is_error(), "{result:?}");
+    result.value().expect("a value").clone()
+}
+
+/// The Node.js side, a child process speaking the script's line protocol.
+struct NodeWorker {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+}
+
+impl NodeWorker {
+    fn start() -> Result<Self, String> {
+        let script = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/benches/node/run_code_worker.mjs"
+        );
+        let mut child = Command::new("node")
+            .arg(script)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("`node` could not be started ({e})"))?;
+        let stdin = child.stdin.take().ok_or("no stdin")?;
+        let stdout = BufReader::new(child.stdout.take().ok_or("no stdout")?);
+        Ok(Self {
+            child,
+            stdin,
+            stdout,
+        })
+    }
+
+    fn ask(&mut self, line: &str) -> String {
+        writeln!(self.stdin, "{line}").expect("node stdin");
+        let mut answer = String::new();
+        self.stdout.read_line(&mut answer).expect("node stdout");
+        assert!(!answer.is_empty(), "node exited");
+        answer
+    }
+
+    fn run(&mut self, iters: u64) -> Duration {
+        let nanos: u64 = self.ask(&iters.to_string()).trim().parse().expect("nanos");
+        Duration::from_nanos(nanos)
+    }
+}
+
+impl Drop for NodeWorker {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn benches(c: &mut Criterion) {
+    let tokio = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("tokio");
+    let registry = registry();
+    let ours = tokio.block_on(run_code(&registry));
+    assert_eq!(
+        ours,
+        json!({"logs": ["1 hits"], "result": {"first": {"path": "a.rs", "line": 3}, "size": 12}})
+    );
+
+    let mut group = c.benchmark_group(GROUP);
+    group.bench_function("dsh_tools", |b| {
+        b.iter(|| tokio.block_on(run_code(&registry)))
+    });
+    match NodeWorker::start() {
+        Ok(mut node) => {
+            let check: Value = serde_json::from_str(&node.ask("check")).expect("node json");
+            assert_eq!(
+                check["value"], ours["result"],
+                "node computed something else"
+            );
+            assert_eq!(check["logs"], ours["logs"], "node logged something else");
+            group.sample_size(20);
+            group.measurement_time(Duration::from_secs(8));
+            group.bench_function("node_worker_thread", |b| {
+                b.iter_custom(|iters| node.run(iters))
+            });
+        }
+        Err(reason) => println!("{GROUP}/node_worker_thread: skipped: {reason}"),
+    }
+    group.finish();
+}
+
+/// The median of one benchmark from criterion's saved estimates, in nanoseconds.
+fn median_ns(function: &str) -> Option<f64> {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| concat!(env!("CARGO_MANIFEST_DIR"), "/../target").into());
+    let path = target
+        .join("criterion")
+        .join(GROUP.replace('/', "_"))
+        .join(function)
+        .join("new/estimates.json");
+    let estimates: Value = serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
+    estimates["median"]["point_estimate"].as_f64()
+}
+
+criterion_group! {
+    name = run_code_benches;
+    config = Criterion::default().measurement_time(Duration::from_secs(5));
+    targets = benches
+}
+
+fn main() {
+    run_code_benches();
+    Criterion::default().configure_from_args().final_summary();
+    if let (Some(ours), Some(node)) = (median_ns("dsh_tools"), median_ns("node_worker_thread")) {
+        println!(
+            "{GROUP}: dsh-tools {:.3} ms vs Node.js worker_thread {:.3} ms (median): {:.0}x faster",
+            ours / 1e6,
+            node / 1e6,
+            node / ours
+        );
+    }
+}
