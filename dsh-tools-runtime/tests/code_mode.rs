@@ -104,3 +104,47 @@ async fn the_clock_runs_again_once_the_approval_is_answered() {
         "Error: code run failed (timeout): wall-clock ceiling reached (300ms)"
     );
 }
+
+#[tokio::test]
+async fn a_panicking_tool_called_from_a_program_is_a_catchable_tool_call_error() {
+    let registry = ToolRegistry::with_config(RegistryConfig {
+        mode: PresentationMode::Code,
+        ..RegistryConfig::default()
+    });
+    let explode = ToolDefinition::builder("explode")
+        .description("Panics.")
+        .execute(|_, _| async { panic!("index out of bounds") })
+        .build()
+        .unwrap();
+    registry.register(explode).unwrap().keep();
+    registry.set_code_runtime(Arc::new(
+        QuickJsRuntime::new(QuickJsConfig::default()).unwrap(),
+    ));
+    let program = "try { await tools.explode({}); return 'no error'; }\n\
+                   catch (e) { return [e instanceof ToolCallError, e.toolName, e.message]; }";
+    let input = ToolExecutionInput::new(
+        "c2",
+        "run_code",
+        json!({"code": program, "description": "Explode"}),
+    );
+    let result = registry.execute(input).await;
+    assert!(!result.is_error(), "{result:?}");
+    let caught = &result.value().unwrap()["result"];
+    assert_eq!(caught[0], true);
+    assert_eq!(caught[1], "explode");
+    assert!(
+        caught[2].as_str().unwrap().contains("index out of bounds"),
+        "{caught}"
+    );
+    // The registry still works afterwards.
+    assert!(!run_deploy_like(&registry).await.is_error());
+}
+
+async fn run_deploy_like(registry: &ToolRegistry) -> ToolExecutionResult {
+    let input = ToolExecutionInput::new(
+        "c3",
+        "run_code",
+        json!({"code": "return 1;", "description": "One"}),
+    );
+    registry.execute(input).await
+}
