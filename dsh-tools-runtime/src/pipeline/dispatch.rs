@@ -50,21 +50,34 @@ impl CoreRecord {
 impl ToolRegistry {
     /// Stages 10–14. Returns a post-result, or a final result when a wrapper panicked.
     pub(crate) async fn dispatch(&self, execution: &Execution) -> Prepared {
+        let wrappers = self.filtered(&execution.hooks.wrappers, &execution.exec);
+        if wrappers.is_empty() {
+            // No wrapper: core dispatch's own result, nothing to normalise, nothing outlives
+            // this call (the record can live on its stack).
+            let record = CoreRecord::default();
+            let caller = &execution.caller_cancel;
+            let result = self
+                .core_dispatch(&execution.exec, caller, None, &record)
+                .await;
+            return self.after_dispatch(execution, &record, result);
+        }
+        // Boxed: the waterfall's future would otherwise size every execution's future.
+        Box::pin(self.dispatch_wrapped(execution, wrappers)).await
+    }
+
+    /// Stages 10–14 through the execute wrappers.
+    async fn dispatch_wrapped(
+        &self,
+        execution: &Execution,
+        wrappers: Vec<crate::hooks::ExecuteWrapperFn>,
+    ) -> Prepared {
         let exec = Arc::clone(&execution.exec);
-        let record = Arc::new(CoreRecord::default());
-        let wrappers = self.filtered(&execution.hooks.wrappers, &exec);
         let view = DispatchExecution {
             exec: Arc::clone(&exec),
             cancel: execution.caller_cancel.clone(),
             replaced: false,
         };
-        if wrappers.is_empty() {
-            // No wrapper: core dispatch's own result, nothing to normalise.
-            let result = self
-                .core_dispatch(&view, &execution.caller_cancel, &record)
-                .await;
-            return self.after_dispatch(execution, &record, result);
-        }
+        let record = Arc::new(CoreRecord::default());
         let core = {
             let registry = self.clone();
             let record = Arc::clone(&record);
@@ -74,7 +87,10 @@ impl ToolRegistry {
                 let record = Arc::clone(&record);
                 let caller = caller.clone();
                 Box::pin(async move {
-                    let result = registry.core_dispatch(&dispatch, &caller, &record).await;
+                    let replaced = dispatch.replaced.then_some(&caller);
+                    let result = registry
+                        .core_dispatch(&dispatch.exec, &dispatch.cancel, replaced, &record)
+                        .await;
                     *record
                         .produced
                         .lock()
@@ -165,18 +181,19 @@ impl ToolRegistry {
         }
     }
 
-    /// Core dispatch (rule 10 a–f).
+    /// Core dispatch (rule 10 a–f). `cancel` is the dispatch token (the caller's, or the one a
+    /// wrapper put in its place — then `replaced_caller` is the caller's).
     async fn core_dispatch(
         &self,
-        dispatch: &DispatchExecution,
-        caller: &CancellationToken,
+        exec: &Arc<ToolExecution>,
+        cancel: &CancellationToken,
+        replaced_caller: Option<&CancellationToken>,
         record: &CoreRecord,
     ) -> ToolExecutionResult {
-        let exec = &dispatch.exec;
         // a. Fuse the caller's token with the wrapper's: a child of the dispatch token follows it
         // synchronously; the caller's token needs watching only when a wrapper replaced it.
-        let fused = dispatch.cancel.child_token();
-        if caller.is_cancelled() {
+        let fused = cancel.child_token();
+        if replaced_caller.is_some_and(CancellationToken::is_cancelled) {
             fused.cancel();
         }
         // b. Already cancelled: the body is not invoked.
@@ -206,36 +223,40 @@ impl ToolRegistry {
         let (ctx, handle) = ToolRunContext::new(Arc::clone(exec), fused.clone());
         let ctx = ctx.with_states(states);
         *record.handle.lock().unwrap_or_else(PoisonError::into_inner) = Some(handle);
-        let name = def.name().to_owned();
         let outcome =
             match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| def.execute(args, ctx)))
             {
                 Err(payload) => Err(payload),
-                Ok(body) if !dispatch.replaced => {
-                    std::panic::AssertUnwindSafe(body).catch_unwind().await
-                }
-                Ok(body) => {
-                    let body = std::panic::AssertUnwindSafe(body).catch_unwind();
-                    let watch = async {
-                        caller.cancelled().await;
-                        fused.cancel();
-                        std::future::pending::<()>().await;
-                    };
-                    tokio::select! {
-                        biased;
-                        outcome = body => outcome,
-                        () = watch => unreachable!("the watcher never completes"),
+                Ok(body) => match replaced_caller {
+                    None => std::panic::AssertUnwindSafe(body).catch_unwind().await,
+                    // Boxed: the watcher's future would otherwise size every dispatch.
+                    Some(caller) => {
+                        Box::pin(async {
+                            let body = std::panic::AssertUnwindSafe(body).catch_unwind();
+                            let watch = async {
+                                caller.cancelled().await;
+                                fused.cancel();
+                                std::future::pending::<()>().await;
+                            };
+                            tokio::select! {
+                                biased;
+                                outcome = body => outcome,
+                                () = watch => unreachable!("the watcher never completes"),
+                            }
+                        })
+                        .await
                     }
-                }
+                },
             };
         // The watcher may not have observed a cancellation that landed in the same poll in which
         // the body completed: the fused token is aborted by either source (rule 10e).
-        if caller.is_cancelled() {
+        if replaced_caller.is_some_and(CancellationToken::is_cancelled) {
             fused.cancel();
         }
         match outcome {
             Err(payload) => {
                 let message = panic_message(&*payload);
+                let name = def.name();
                 tracing::error!(tool = %name, call_id = %exec.call_id, %message, "tool panicked");
                 ToolExecutionResult::failure(ToolError::msg(format!(
                     "tool \"{name}\" panicked: {message}"

@@ -12,7 +12,7 @@ use super::outcome::{
 };
 use super::prepare::Execution;
 use crate::error::ToolNotFoundError;
-use crate::hooks::PostNext;
+use crate::hooks::{PostExecuteFn, PostNext};
 use crate::panic_message;
 use crate::registry::ToolRegistry;
 
@@ -23,12 +23,21 @@ impl ToolRegistry {
         execution: &Execution,
         result: ToolExecutionResult,
     ) -> ToolExecutionResult {
-        let exec = &execution.exec;
-        let chain = self.filtered(&execution.hooks.post, exec);
+        let chain = self.filtered(&execution.hooks.post, &execution.exec);
         if chain.is_empty() {
             return result;
         }
-        let chain: Arc<[_]> = chain.into();
+        // Boxed: the waterfall's future would otherwise size every execution's future.
+        Box::pin(self.post_waterfall(execution, chain.into(), result)).await
+    }
+
+    async fn post_waterfall(
+        &self,
+        execution: &Execution,
+        chain: Arc<[PostExecuteFn]>,
+        result: ToolExecutionResult,
+    ) -> ToolExecutionResult {
+        let exec = &execution.exec;
         let result = Arc::new(result);
         let next = PostNext {
             chain,

@@ -68,19 +68,24 @@ pub(crate) fn result_is_lossless(result: &ToolExecutionResult) -> bool {
         && contexts.iter().all(|c| content_is_lossless(&c.content))
 }
 
-/// Whether content blocks are lossless JSON (iterative over nested tool-result blocks).
+/// Whether content blocks are lossless JSON (iterative over nested tool-result blocks; flat
+/// content, the common case, allocates nothing).
 pub(crate) fn content_is_lossless(content: &[ContentBlock]) -> bool {
-    let mut pending: Vec<&[ContentBlock]> = vec![content];
-    while let Some(blocks) = pending.pop() {
+    let mut nested: Vec<&[ContentBlock]> = Vec::new();
+    let mut blocks = content;
+    loop {
         for block in blocks {
             match block {
                 ContentBlock::Unknown(map) if !map.values().all(is_lossless) => return false,
-                ContentBlock::ToolResult { content, .. } => pending.push(content),
+                ContentBlock::ToolResult { content, .. } => nested.push(content),
                 _ => {}
             }
         }
+        match nested.pop() {
+            Some(next) => blocks = next,
+            None => return true,
+        }
     }
-    true
 }
 
 fn output_error(tool: &str, violation: String) -> ToolError {

@@ -15,7 +15,7 @@ use tokio_util::sync::CancellationToken;
 use super::outcome::{aborted_before_dispatch, denied, from_panic};
 use crate::approval::{ApprovalOutcome, ApprovalRequest};
 use crate::error::{RUN_CODE_NAME, ToolNotFoundError};
-use crate::hooks::{HookTables, PreNext};
+use crate::hooks::{HookTables, PreExecuteFn, PreNext};
 use crate::registry::{PresentationMode, ToolRegistry};
 
 /// An execution in flight: what every later stage needs.
@@ -96,7 +96,7 @@ impl ToolRegistry {
     /// Stages 2–9.
     pub(crate) async fn prepare(&self, execution: &mut Execution) -> Prepared {
         let exec = Arc::clone(&execution.exec);
-        let cancel = execution.caller_cancel.clone();
+        let cancel = &execution.caller_cancel;
 
         // 2. The Code Mode collapse of model-direct calls.
         let collapsed = exec.parent.is_none()
@@ -118,35 +118,37 @@ impl ToolRegistry {
             return Prepared::FinalResult(aborted_before_dispatch());
         }
         // 4–8, with any panic contained as a final error (rule 9).
-        let policy = std::panic::AssertUnwindSafe(self.policy(&exec, &execution.hooks, &cancel));
-        match policy.catch_unwind().await {
-            Ok(prepared) => prepared,
-            Err(payload) => {
-                tracing::warn!(tool = %exec.name, call_id = %exec.call_id, "pre-execute policy panicked");
-                Prepared::FinalResult(from_panic(&*payload))
-            }
-        }
+        let chain = self.filtered(&execution.hooks.pre, &exec);
+        let prepared = if chain.is_empty() {
+            // Nothing to await: the guards alone decide, synchronously.
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                self.conclude(&exec, PreToolDecision::Allow, false, cancel)
+            }))
+        } else {
+            // Boxed: the waterfall's future would otherwise size every execution's future.
+            Box::pin(std::panic::AssertUnwindSafe(self.policy(&exec, chain, cancel)).catch_unwind())
+                .await
+        };
+        prepared.unwrap_or_else(|payload| {
+            tracing::warn!(tool = %exec.name, call_id = %exec.call_id, "pre-execute policy panicked");
+            Prepared::FinalResult(from_panic(&*payload))
+        })
     }
 
     async fn policy(
         &self,
         exec: &Arc<ToolExecution>,
-        hooks: &HookTables,
+        chain: Vec<PreExecuteFn>,
         cancel: &CancellationToken,
     ) -> Prepared {
         // 4. The pre-execute waterfall (scope-filtered).
-        let chain = self.filtered(&hooks.pre, exec);
-        let decision = if chain.is_empty() {
-            PreToolDecision::Allow
-        } else {
-            PreNext {
-                chain: chain.into(),
-                index: 0,
-                exec: Arc::clone(exec),
-            }
-            .run()
-            .await
-        };
+        let decision = PreNext {
+            chain: chain.into(),
+            index: 0,
+            exec: Arc::clone(exec),
+        }
+        .run()
+        .await;
         // 5–6. Ask.
         let mut approval_cancelled = false;
         let decision = match decision {
@@ -157,6 +159,17 @@ impl ToolRegistry {
             }
             other => other,
         };
+        self.conclude(exec, decision, approval_cancelled, cancel)
+    }
+
+    /// Stages 7–8 after the decision: denial, or the first guard's reason after an allow.
+    fn conclude(
+        &self,
+        exec: &ToolExecution,
+        decision: PreToolDecision,
+        approval_cancelled: bool,
+        cancel: &CancellationToken,
+    ) -> Prepared {
         if approval_cancelled && cancel.is_cancelled() {
             return Prepared::PostResult(aborted_before_dispatch());
         }
