@@ -20,7 +20,6 @@ use crate::registry::ToolRegistry;
 /// What core dispatch leaves behind for normalisation.
 #[derive(Default)]
 struct CoreRecord {
-    produced: Mutex<Option<ToolExecutionResult>>,
     /// The pipeline's side of the body's run context: kept here (not on core dispatch's stack)
     /// so contexts deferred by a body that a wrapper dropped (a timeout) are still collected.
     handle: Mutex<Option<RunContextHandle>>,
@@ -78,23 +77,25 @@ impl ToolRegistry {
             replaced: false,
         };
         let record = Arc::new(CoreRecord::default());
+        // What core dispatch produced, to tell it from a result a wrapper made up (rule 11).
+        let produced: Arc<Mutex<Option<ToolExecutionResult>>> = Arc::default();
         let core = {
             let registry = self.clone();
             let record = Arc::clone(&record);
+            let produced = Arc::clone(&produced);
             let caller = execution.caller_cancel.clone();
             Arc::new(move |dispatch: DispatchExecution| {
                 let registry = registry.clone();
                 let record = Arc::clone(&record);
+                let produced = Arc::clone(&produced);
                 let caller = caller.clone();
                 Box::pin(async move {
                     let replaced = dispatch.replaced.then_some(&caller);
                     let result = registry
                         .core_dispatch(&dispatch.exec, &dispatch.cancel, replaced, &record)
                         .await;
-                    *record
-                        .produced
-                        .lock()
-                        .unwrap_or_else(PoisonError::into_inner) = Some(result.clone());
+                    *produced.lock().unwrap_or_else(PoisonError::into_inner) =
+                        Some(result.clone());
                     result
                 }) as dsh_tools::definition::BoxFuture<'static, ToolExecutionResult>
             })
@@ -112,8 +113,7 @@ impl ToolRegistry {
                 return Prepared::FinalResult(from_panic(&*payload));
             }
         };
-        let produced = record
-            .produced
+        let produced = produced
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .take();

@@ -74,7 +74,9 @@ impl ToolRegistry {
         let result = match prepared {
             Prepared::Dispatch => unreachable_dispatch(),
             Prepared::FinalResult(result) => result,
-            Prepared::PostResult(result) => self.post_execute(&execution, result).await,
+            Prepared::PostResult(result) if execution.hooks.post.is_empty() => result,
+            // Boxed: this rarer stage's future would otherwise size every execution's future.
+            Prepared::PostResult(result) => Box::pin(self.post_execute(&execution, result)).await,
         };
         self.finish(&execution, result)
     }
