@@ -51,10 +51,10 @@ impl ToolRegistry {
         );
         // The pipeline's future is large: box it once instead of moving it through every
         // adapter (measurably cheaper than the memmoves).
-        let pipeline = Box::pin(self.execute_inner(input));
         if span.is_disabled() {
-            return pipeline.await;
+            return self.execute_inner(input).await;
         }
+        let pipeline = Box::pin(self.execute_inner(input));
         let started = Instant::now();
         let result = pipeline.instrument(span.clone()).await;
         span.record("outcome", if result.is_error() { "error" } else { "ok" });
