@@ -9,6 +9,9 @@
 //!   Timed inside Node (no pipe round trip is charged); skipped with a printed reason when `node`
 //!   is absent.
 //!
+//! - `run_code/one_awaited_call`: the marginal cost of one awaited `tools.x()` call through the
+//!   registry (bridge, scheduler, full pipeline), from programs making n calls and none.
+//!
 //! Both sides are checked to produce the same completion before anything is timed, and the
 //! median ratio is printed at the end.
 
@@ -17,7 +20,7 @@
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group};
 use dsh_tools::ToolDefinition;
@@ -77,16 +80,24 @@ fn registry() -> ToolRegistry {
     ] {
         registry.register(def).expect("registers").keep();
     }
-    let runtime = QuickJsRuntime::new(QuickJsConfig::default()).expect("valid config");
+    let config = QuickJsConfig {
+        max_tool_calls: usize::MAX,
+        ..QuickJsConfig::default()
+    };
+    let runtime = QuickJsRuntime::new(config).expect("valid config");
     registry.set_code_runtime(Arc::new(runtime));
     registry
 }
 
 async fn run_code(registry: &ToolRegistry) -> Value {
+    run_program(registry, PROGRAM).await
+}
+
+async fn run_program(registry: &ToolRegistry, program: &str) -> Value {
     let input = ToolExecutionInput::new(
         "bench",
         "run_code",
-        json!({"code": PROGRAM, "description": "Three calls"}),
+        json!({"code": program, "description": "A benchmark program"}),
     );
     let result = registry.execute(input).await;
     assert!(!result.is_error(), "{result:?}");
@@ -153,6 +164,24 @@ fn benches(c: &mut Criterion) {
         ours,
         json!({"logs": ["1 hits"], "result": {"first": {"path": "a.rs", "line": 3}, "size": 12}})
     );
+
+    // One awaited call through the registry: a program making `n` sequential calls minus one
+    // making none, over `n` (each call runs the whole pipeline via the bridge).
+    c.bench_function("run_code/one_awaited_call", |b| {
+        b.iter_custom(|iters| {
+            let program = |n: u64| {
+                format!("for (let i = 0; i < {n}; i++) await tools.read({{ path: 'a.rs' }});")
+            };
+            tokio.block_on(async {
+                let start = Instant::now();
+                run_program(&registry, &program(0)).await;
+                let baseline = start.elapsed();
+                let start = Instant::now();
+                run_program(&registry, &program(iters)).await;
+                start.elapsed().saturating_sub(baseline)
+            })
+        })
+    });
 
     let mut group = c.benchmark_group(GROUP);
     group.bench_function("dsh_tools", |b| {

@@ -94,8 +94,7 @@ impl ToolRegistry {
                     let result = registry
                         .core_dispatch(&dispatch.exec, &dispatch.cancel, replaced, &record)
                         .await;
-                    *produced.lock().unwrap_or_else(PoisonError::into_inner) =
-                        Some(result.clone());
+                    *produced.lock().unwrap_or_else(PoisonError::into_inner) = Some(result.clone());
                     result
                 }) as dsh_tools::definition::BoxFuture<'static, ToolExecutionResult>
             })
