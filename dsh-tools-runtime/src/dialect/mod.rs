@@ -30,8 +30,11 @@
 //! - **Gemini** inlines `$ref`s, turns `null` unions into `nullable`, keeps one `type` per
 //!   node and nothing beside `anyOf`.
 //!
-//! Rendering never panics, whatever the input: values nested deeper than 128 levels are cut
-//! ([`IssueKind::Degraded`]), and every traversal is bounded.
+//! Rendering never panics, whatever the input, and needs little stack: values nested deeper
+//! than 128 JSON levels are cut ([`IssueKind::Degraded`]); the OpenAI and Gemini renderers
+//! follow at most 32 schema levels (nested properties, items, branches and inlined `$ref`s —
+//! deeper nodes are unsupported for OpenAI and empty schemas for Gemini) and at most 10,000
+//! nodes; every other traversal is bounded by those.
 //!
 //! ```
 //! use dsh_tools_runtime::dialect::{Dialect, DialectOptions, render_schema};

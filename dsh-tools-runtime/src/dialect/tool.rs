@@ -222,8 +222,8 @@ fn check_name(name: &str, dialect: Dialect) -> Result<(), DialectError> {
 }
 
 impl ToolRegistry {
-    /// The wire shapes of the tools `scope` sees (visible order, `run_code` included in Code
-    /// Mode), rendered in `dialect` — what a host puts in the provider request's `tools` list.
+    /// The tools of [`ToolRegistry::schemas`] (what `scope` sees, in visible order), rendered
+    /// in `dialect`'s wire shape — what a host puts in the provider request's `tools` list.
     /// The first tool that cannot be rendered fails the whole list, naming the tool; use
     /// [`render_tool`] over [`ToolRegistry::visible`] for per-tool results and issues.
     ///

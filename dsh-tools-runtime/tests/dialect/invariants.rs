@@ -238,10 +238,10 @@ fn walk_gemini(node: &Value, path: &str, out: &mut Vec<String>) {
     if ty == "array" && !map.contains_key("items") {
         out.push(format!("{path}: array without items"));
     }
-    if let Some(properties) = map.get("properties") {
-        if properties.as_object().is_none_or(Map::is_empty) {
-            out.push(format!("{path}: empty properties"));
-        }
+    if let Some(properties) = map.get("properties")
+        && properties.as_object().is_none_or(Map::is_empty)
+    {
+        out.push(format!("{path}: empty properties"));
     }
     if let Some(required) = map.get("required") {
         let declared = map.get("properties").and_then(Value::as_object);
