@@ -200,9 +200,10 @@ impl Catalog {
     }
 
     /// The markdown page: banner, title, introduction, package map, then per package an
-    /// anchor, `## \`<pkg>\``, and per tool `### \`<name>\``, its description, its parameters
-    /// as pretty JSON (2-space indentation) and `Source: [\`<path>\`](../<path>)`, then the
-    /// package's note. Ends with one newline.
+    /// anchor, a `##` heading with the package name in backticks, and per tool a `###` heading
+    /// with its name, its description, its parameters as pretty JSON (2-space indentation) and
+    /// a `Source:` link to its file (relative to `docs/`), then the package's note. Ends with
+    /// one newline.
     pub fn to_markdown(&self) -> String {
         let mut out = String::new();
         let _ = write!(
