@@ -3,8 +3,10 @@
 
 pub mod approval;
 pub mod batch;
+pub mod catalog;
 #[cfg(feature = "code-mode")]
 pub mod code;
+pub mod dialect;
 pub mod error;
 pub mod hooks;
 mod pipeline;

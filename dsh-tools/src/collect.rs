@@ -63,6 +63,18 @@ pub fn collected_tools() -> Result<Vec<ToolDefinition>, CollectError> {
     check_registrations(inventory::iter::<ToolRegistration>.into_iter().collect())
 }
 
+/// Every `#[tool]` registration linked into the binary, sorted by name (then by declaration
+/// site), without building the tools: where each one is declared (`module_path`, `file`,
+/// `line`). Catalog generators read it.
+pub fn registrations() -> Vec<&'static ToolRegistration> {
+    let mut all: Vec<&'static ToolRegistration> =
+        inventory::iter::<ToolRegistration>.into_iter().collect();
+    all.sort_by(|a, b| {
+        (a.name, a.module_path, a.file, a.line).cmp(&(b.name, b.module_path, b.file, b.line))
+    });
+    all
+}
+
 /// The collection step over an explicit list of registrations (what [`collected_tools`] runs on
 /// the inventory).
 pub fn check_registrations(

@@ -4,8 +4,8 @@
 //! - [`coding`]: `read_file`, `write_file`, `edit_file`, `list_dir`, `glob`, `grep` and `bash`,
 //!   each an ordinary `async fn` with a typed output, model-actionable error messages and UI
 //!   cards ([`coding::coding_tools`] builds all seven).
-//! - [`cli`]: the `dsh-tools` binary (`list`, `schema check`, `schema validate`,
-//!   `args validate`).
+//! - [`cli`]: the `dsh-tools` binary (`list`, `catalog`, `schema check`, `schema validate`,
+//!   `args validate`, …).
 //!
 //! The tools are collected through `inventory`, so a host linking this crate finds them with
 //! `dsh_tools::collected_tools()`:

@@ -5,6 +5,7 @@ mod support;
 
 use std::path::Path;
 
+use dsh_tools_runtime::dialect::{Dialect, DialectOptions, render_tool};
 use serde_json::{Value, json};
 use tempfile::TempDir;
 
@@ -357,4 +358,73 @@ fn list_prints_the_example_tools_schemas_sorted_by_name() {
         ["name", "description", "parameters"]
     );
     assert_eq!(listed[0]["name"], json!("bash"));
+}
+
+#[test]
+fn list_renders_each_provider_dialect() {
+    let tools = dsh_tools_examples::coding::coding_tools().unwrap();
+    for dialect in Dialect::ALL {
+        let run = run(&["list", "--dialect", dialect.as_str()], None);
+        assert_eq!(
+            (run.code, run.stderr.as_str()),
+            (0, ""),
+            "{dialect}: {run:?}"
+        );
+        let listed: Value = serde_json::from_str(&run.stdout).unwrap();
+        let expected: Vec<Value> = tools
+            .iter()
+            .map(|tool| {
+                render_tool(tool, dialect, &DialectOptions::default())
+                    .unwrap()
+                    .wire
+            })
+            .collect();
+        assert_eq!(listed, Value::Array(expected), "{dialect}");
+        let first = listed[0].as_object().unwrap();
+        let keys: Vec<&str> = first.keys().map(String::as_str).collect();
+        match dialect {
+            Dialect::Mcp => {
+                assert_eq!(
+                    keys,
+                    [
+                        "name",
+                        "description",
+                        "inputSchema",
+                        "outputSchema",
+                        "annotations"
+                    ]
+                );
+                assert_eq!(
+                    listed[0]["annotations"],
+                    json!({"destructiveHint": true, "openWorldHint": true})
+                );
+            }
+            Dialect::OpenAiStrict => {
+                assert_eq!(keys, ["type", "function"]);
+                // Every example tool fits strict mode.
+                for tool in listed.as_array().unwrap() {
+                    assert_eq!(tool["function"]["strict"], json!(true), "{tool}");
+                    assert_eq!(
+                        tool["function"]["parameters"]["additionalProperties"],
+                        json!(false)
+                    );
+                }
+            }
+            Dialect::Gemini => assert_eq!(keys, ["name", "description", "parameters"]),
+            Dialect::Anthropic => assert_eq!(keys, ["name", "description", "input_schema"]),
+        }
+    }
+}
+
+#[test]
+fn list_rejects_an_unknown_dialect() {
+    let run = run(&["list", "--dialect", "openai"], None);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert_eq!(run.stdout, "");
+    assert!(
+        run.stderr.contains(
+            "unknown dialect \"openai\" (expected one of: mcp, openai-strict, gemini, anthropic)"
+        ),
+        "{run:?}"
+    );
 }

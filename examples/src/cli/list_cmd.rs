@@ -1,20 +1,39 @@
-//! `list`: the model-facing schemas of every tool linked into the binary.
+//! `list [--dialect D]`: the model-facing schemas of every tool linked into the binary.
 
 use clap::Args;
 use dsh_tools::{ToolDefinition, ToolSchemaWire};
+use dsh_tools_runtime::dialect::{Dialect, DialectOptions, render_tool};
+use serde_json::Value;
 
 use super::{CliError, Report};
 
-/// Arguments of `list` (none yet).
+/// Arguments of `list`.
 #[derive(Debug, Args)]
-pub struct ListArgs {}
+pub struct ListArgs {
+    /// Print each tool in a provider's wire shape: `mcp`, `openai-strict`, `gemini` or
+    /// `anthropic` (default: `{name, description, parameters}`).
+    #[arg(long, value_name = "DIALECT")]
+    pub dialect: Option<Dialect>,
+}
 
-/// Prints `[{name, description, parameters}, …]` for every collected `#[tool]`, sorted by name.
-pub(super) fn run(_args: ListArgs) -> Result<Report, CliError> {
+/// Prints `[{name, description, parameters}, …]` for every collected `#[tool]`, sorted by name,
+/// or the provider wire shapes of the same tools.
+pub(super) fn run(args: ListArgs) -> Result<Report, CliError> {
     let tools = dsh_tools::collected_tools()
         .map_err(|e| CliError::new(format!("cannot collect the tools: {e}")))?;
-    let schemas: Vec<ToolSchemaWire> = tools.iter().map(ToolDefinition::schema).collect();
-    let document = serde_json::to_value(schemas)
-        .map_err(|e| CliError::new(format!("cannot serialize the tool schemas: {e}")))?;
+    let document = match args.dialect {
+        None => {
+            let schemas: Vec<ToolSchemaWire> = tools.iter().map(ToolDefinition::schema).collect();
+            serde_json::to_value(schemas)
+                .map_err(|e| CliError::new(format!("cannot serialize the tool schemas: {e}")))?
+        }
+        Some(dialect) => Value::Array(
+            tools
+                .iter()
+                .map(|tool| render_tool(tool, dialect, &DialectOptions::default()).map(|r| r.wire))
+                .collect::<Result<_, _>>()
+                .map_err(|e| CliError::new(format!("cannot render the tools: {e}")))?,
+        ),
+    };
     Ok(Report::json(&document, true))
 }

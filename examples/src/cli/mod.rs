@@ -1,7 +1,8 @@
 //! The `dsh-tools` command-line host.
 //!
 //! ```text
-//! dsh-tools list                                   # the example tools' {name, description, parameters}
+//! dsh-tools list [--dialect D]                     # the example tools' {name, description, parameters}
+//! dsh-tools catalog [--check FILE]                 # the markdown tool catalog (docs/tool-catalog.md)
 //! dsh-tools schema check [FILE|-]                  # is a JSON schema inside the supported subset?
 //! dsh-tools schema validate --schema S [VALUE|-]   # validate a value (paths rooted at `value`)
 //! dsh-tools args validate --schema S [ARGS|-]      # validate tool arguments (parameter-root paths)
@@ -22,6 +23,7 @@
 //! [`Command`] variant.
 
 mod call_cmd;
+mod catalog_cmd;
 mod input;
 mod list_cmd;
 mod repl_cmd;
@@ -37,6 +39,7 @@ use clap::{Parser, Subcommand};
 use serde_json::{Value, json};
 
 pub use call_cmd::{CallArgs, host_registry, host_registry_in};
+pub use catalog_cmd::{CatalogArgs, example_catalog};
 pub use input::Input;
 pub use list_cmd::ListArgs;
 pub use repl_cmd::ReplArgs;
@@ -76,6 +79,8 @@ pub enum Command {
     Args(ArgsCommand),
     /// Print the example tools' model-facing schemas, sorted by name.
     List(ListArgs),
+    /// Print the markdown catalog of the example tools, or check a committed copy.
+    Catalog(CatalogArgs),
     /// Run an example tool through the full pipeline and print its result.
     Call(CallArgs),
     /// Print the Code Mode SDK (TypeScript) of the example tools, of one schema, or of a list.
@@ -93,6 +98,7 @@ impl Command {
             Self::Schema(command) => command.run(),
             Self::Args(command) => command.run(),
             Self::List(args) => list_cmd::run(args),
+            Self::Catalog(args) => catalog_cmd::run(args),
             Self::Call(args) => call_cmd::run(args),
             Self::Sdk(args) => sdk_cmd::run(args),
             Self::Run(args) => run_cmd::run(args),

@@ -1,0 +1,216 @@
+//! Local `$ref` resolution and the small schema predicates every dialect shares.
+//!
+//! (The Code Mode SDK has its own resolver behind the `code-mode` feature; this one is always
+//! compiled and also returns the target's pointer, which issues are reported at.)
+
+use serde_json::{Map, Value};
+
+/// Annotation keywords: they describe, never constrain.
+pub(crate) const ANNOTATIONS: &[&str] = &[
+    "title",
+    "description",
+    "default",
+    "examples",
+    "example",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "$comment",
+];
+
+/// Keywords that locate a schema resource or name subschemas for `$ref`: they stay where they
+/// are when a node is rewritten.
+pub(crate) const LOCATORS: &[&str] = &["$id", "$anchor", "$dynamicAnchor", "$defs", "definitions"];
+
+/// Whether `key` is an annotation (or an `x-` vendor extension).
+pub(crate) fn is_annotation(key: &str) -> bool {
+    ANNOTATIONS.contains(&key) || key.starts_with("x-")
+}
+
+/// Resolves `reference` against the document `root`: `#`, JSON-pointer fragments `#/…` (with
+/// `~0`/`~1` and percent escapes), and the same behind the root's own `$id`. Returns the target
+/// and its pointer (`#/$defs/Node`), or `None` for anchors, other documents and dangling
+/// pointers.
+pub(crate) fn resolve<'a>(root: &'a Value, reference: &str) -> Option<(&'a Value, String)> {
+    let fragment = match reference.strip_prefix('#') {
+        Some(fragment) => fragment,
+        None => {
+            let id = root.get("$id")?.as_str()?;
+            let rest = reference.strip_prefix(id.trim_end_matches('#'))?;
+            if rest.is_empty() {
+                ""
+            } else {
+                rest.strip_prefix('#')?
+            }
+        }
+    };
+    let decoded = percent_decode(fragment)?;
+    if decoded.is_empty() {
+        return Some((root, String::from("#")));
+    }
+    let pointer = decoded.strip_prefix('/')?;
+    let mut node = root;
+    for token in pointer.split('/') {
+        let token = token.replace("~1", "/").replace("~0", "~");
+        node = match node {
+            Value::Object(map) => map.get(&token)?,
+            Value::Array(items) => {
+                if token.len() > 1 && token.starts_with('0') {
+                    return None;
+                }
+                items.get(token.parse::<usize>().ok()?)?
+            }
+            _ => return None,
+        };
+    }
+    Some((node, format!("#{decoded}")))
+}
+
+/// Decodes `%XX` escapes; `None` when an escape is malformed or the bytes are not UTF-8.
+fn percent_decode(s: &str) -> Option<String> {
+    if !s.contains('%') {
+        return Some(s.to_owned());
+    }
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = s.get(i + 1..i + 3)?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+/// The JSON type name of a value (`integer` for numbers with zero fraction).
+pub(crate) fn type_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) => {
+            if n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.fract() == 0.0) {
+                "integer"
+            } else {
+                "number"
+            }
+        }
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// The JSON Schema type names.
+pub(crate) const TYPE_NAMES: &[&str] = &[
+    "string", "number", "integer", "boolean", "array", "object", "null",
+];
+
+/// The names of a node's `type` keyword (a string or an array of strings).
+pub(crate) fn type_names(map: &Map<String, Value>) -> Option<Vec<&str>> {
+    match map.get("type")? {
+        Value::String(name) => Some(vec![name.as_str()]),
+        Value::Array(names) => Some(names.iter().filter_map(Value::as_str).collect()),
+        _ => None,
+    }
+}
+
+/// Whether a (rendered, 2020-12) schema certainly accepts `null`. Conservative: `$ref`s are not
+/// followed, so a node that only refers elsewhere does not count.
+pub(crate) fn accepts_null(schema: &Value) -> bool {
+    let Value::Object(map) = schema else {
+        return schema == &Value::Bool(true);
+    };
+    if map.contains_key("$ref") {
+        return false;
+    }
+    let typed = match type_names(map) {
+        Some(names) => names.contains(&"null"),
+        None => !map.contains_key("type"),
+    };
+    let listed = match (map.get("enum"), map.get("const")) {
+        (Some(Value::Array(values)), _) => values.contains(&Value::Null),
+        (Some(_), _) => false,
+        (None, Some(value)) => value.is_null(),
+        (None, None) => true,
+    };
+    let union = ["anyOf", "oneOf"].iter().all(|kw| match map.get(*kw) {
+        Some(Value::Array(branches)) => branches.iter().any(accepts_null),
+        Some(_) => false,
+        None => true,
+    });
+    let all = match map.get("allOf") {
+        Some(Value::Array(branches)) => branches.iter().all(accepts_null),
+        Some(_) => false,
+        None => true,
+    };
+    typed && listed && union && all
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn pointers_resolve_with_their_paths() {
+        let root = json!({
+            "$id": "https://example.com/s.json",
+            "$defs": {"A": {"type": "string"}, "a/b": {"type": "number"}, "é x": {"const": 1}},
+            "properties": {"list": {"items": [{"type": "boolean"}]}}
+        });
+        assert_eq!(resolve(&root, "#"), Some((&root, "#".to_owned())));
+        assert_eq!(
+            resolve(&root, "#/$defs/A"),
+            Some((&json!({"type": "string"}), "#/$defs/A".to_owned()))
+        );
+        assert_eq!(
+            resolve(&root, "#/$defs/a~1b").map(|(v, _)| v),
+            Some(&json!({"type": "number"}))
+        );
+        assert_eq!(
+            resolve(&root, "#/$defs/%C3%A9%20x").map(|(v, _)| v),
+            Some(&json!({"const": 1}))
+        );
+        assert_eq!(
+            resolve(&root, "https://example.com/s.json#/$defs/A").map(|(_, p)| p),
+            Some("#/$defs/A".to_owned())
+        );
+        for missing in [
+            "#/$defs/B",
+            "#anchor",
+            "other.json#/$defs/A",
+            "#/$defs/%zz",
+            "",
+        ] {
+            assert_eq!(resolve(&root, missing), None, "{missing}");
+        }
+    }
+
+    #[test]
+    fn null_acceptance() {
+        for yes in [
+            json!({}),
+            json!(true),
+            json!({"type": ["string", "null"]}),
+            json!({"anyOf": [{"type": "string"}, {"type": "null"}]}),
+            json!({"enum": ["a", null]}),
+            json!({"type": "null", "const": null}),
+        ] {
+            assert!(accepts_null(&yes), "{yes}");
+        }
+        for no in [
+            json!({"type": "string"}),
+            json!({"type": ["string", "null"], "enum": ["a"]}),
+            json!({"$ref": "#"}),
+            json!({"oneOf": [{"type": "string"}]}),
+            json!(false),
+        ] {
+            assert!(!accepts_null(&no), "{no}");
+        }
+    }
+}
