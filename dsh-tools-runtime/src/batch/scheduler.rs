@@ -6,6 +6,11 @@
 //! runs, each committed result is reported as it commits, and unstarted calls are abandoned once
 //! the run is over).
 
+#![cfg_attr(
+    not(feature = "code-mode"),
+    allow(dead_code, reason = "the stream shape serves Code Mode sub-calls")
+)]
+
 use std::collections::VecDeque;
 use std::future::Future;
 use std::num::NonZeroUsize;

@@ -57,6 +57,7 @@ where
     Arc::new(f)
 }
 
+#[cfg(feature = "code-mode")]
 /// Runs `chain` over `content`; a panic anywhere yields the settled content unshaped.
 pub(crate) fn shape(
     chain: &[DispatchLogFn],

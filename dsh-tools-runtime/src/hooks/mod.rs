@@ -16,6 +16,7 @@ use dsh_tools::exec::{
 };
 
 pub use chain::{DispatchExecution, ExecuteNext, PostNext, PreNext};
+#[cfg(feature = "code-mode")]
 pub(crate) use dispatch_log::shape as shape_dispatch_log;
 pub use dispatch_log::{DispatchLogEntry, DispatchLogFn, dispatch_log_fn};
 
@@ -120,6 +121,10 @@ pub(crate) enum AnyHook {
     Wrapper(ExecuteWrapperFn),
     Post(PostExecuteFn),
     Observer(ResultObserverFn),
+    #[cfg_attr(
+        not(feature = "code-mode"),
+        allow(dead_code, reason = "registered through Code Mode")
+    )]
     DispatchLog(DispatchLogFn),
 }
 

@@ -129,6 +129,7 @@ impl Inner {
     }
 
     /// The current state generation (see [`Inner::write`]).
+    #[cfg(feature = "code-mode")]
     pub(crate) fn generation(&self) -> u64 {
         self.generation.load(Ordering::SeqCst)
     }
