@@ -7,6 +7,8 @@ pub mod batch;
 pub mod code;
 pub mod error;
 pub mod hooks;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 mod pipeline;
 mod registry;
 pub mod timeout;
