@@ -15,10 +15,13 @@ impl NameClaim {
     /// Claims `name` for the registry identified by `registry`; `None` when it is taken.
     pub(crate) fn claim(registry: usize, name: &str) -> Option<Self> {
         let key = (registry, name.to_owned());
-        let mut live = LIVE.lock().unwrap_or_else(PoisonError::into_inner);
-        live.get_or_insert_with(HashSet::new)
-            .insert(key.clone())
-            .then_some(Self { key })
+        let inserted = LIVE
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get_or_insert_with(HashSet::new)
+            .insert(key.clone());
+        // Built only on success: dropping a claim releases its name.
+        inserted.then(|| Self { key })
     }
 }
 
