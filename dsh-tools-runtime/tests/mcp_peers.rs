@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use dsh_tools::exec::ToolExecutionInput;
 use dsh_tools_runtime::ToolRegistry;
+use dsh_tools_runtime::hooks::execute_wrapper_fn;
 use dsh_tools_runtime::mcp::{McpConnection, McpImport};
 use mcp_support::text_of;
 use serde_json::{Value, json};
@@ -125,19 +126,29 @@ async fn everything_long_running_call_is_cancelled_or_times_out_promptly() {
         "mcp-client(ev): tools/call \"trigger-long-running-operation\" timed out after 300ms"
     );
 
-    // Cancelling the execution ends it as ABORTED, long before the 30 s operation would.
+    // Cancelling the execution once it is dispatched ends it as ABORTED (the request is
+    // abandoned with `notifications/cancelled`), long before the 30 s operation would.
     let registry_long = ToolRegistry::new();
     let Some(_ev2) = everything(&McpImport::new(&registry_long)).await else { return };
+    let (dispatched_tx, mut dispatched) = tokio::sync::mpsc::unbounded_channel();
+    registry_long
+        .on_execute(execute_wrapper_fn(move |dispatch, next| {
+            let _ = dispatched_tx.send(());
+            next.run(dispatch)
+        }))
+        .keep();
     let input = call("mcp__ev__trigger-long-running-operation", slow);
     let cancel = input.cancel.clone();
+    let started = std::time::Instant::now();
     let running = tokio::spawn({
         let registry = registry_long.clone();
         async move { registry.execute(input).await }
     });
+    dispatched.recv().await.unwrap();
     cancel.cancel();
-    let aborted = tokio::time::timeout(Duration::from_secs(10), running).await.unwrap().unwrap();
-    let code = &aborted.error().unwrap().info().unwrap().code;
-    assert!(code == "ABORTED" || code == "ABORTED_BEFORE_DISPATCH", "{code}");
+    let aborted = running.await.unwrap();
+    assert_eq!(aborted.error().unwrap().info().unwrap().code, "ABORTED");
+    assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
     // The session still answers after the cancellation.
     let echo = registry_long.execute(call("mcp__ev__echo", json!({"message": "still here"}))).await;
     assert_eq!(text_of(&echo), "Echo: still here");
