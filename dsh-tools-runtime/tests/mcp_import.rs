@@ -22,27 +22,41 @@ fn call(name: &str, args: Value) -> ToolExecutionInput {
 #[tokio::test]
 async fn every_page_is_fetched_and_registered_under_its_public_name() {
     let registry = ToolRegistry::new();
-    let pages = vec![vec![tool("a"), tool("b")], vec![tool("c")], vec![tool("files.read")]];
+    let pages = vec![
+        vec![tool("a"), tool("b")],
+        vec![tool("c")],
+        vec![tool("files.read")],
+    ];
     let (connection, script, _) = connect(&McpImport::new(&registry), "st", pages).await;
     let connection = connection.unwrap();
     assert_eq!(script.with(|s| s.list_requests), 3);
     let hashed = public_tool_name("st", "files.read");
-    assert_eq!(names(&registry), ["mcp__st__a", "mcp__st__b", "mcp__st__c", hashed.as_str()]);
+    assert_eq!(
+        names(&registry),
+        ["mcp__st__a", "mcp__st__b", "mcp__st__c", hashed.as_str()]
+    );
     let tools = connection.tools();
     assert_eq!(tools[3].raw_name, "files.read");
     assert_eq!(tools[3].public_name, hashed);
     // The parameters are the server's input schema, verbatim and unvalidated.
     let def = registry.get("mcp__st__a", None).unwrap();
     assert_eq!(def.description(), "The a tool.");
-    assert_eq!(def.parameters()["properties"]["text"], json!({"type": "string"}));
+    assert_eq!(
+        def.parameters()["properties"]["text"],
+        json!({"type": "string"})
+    );
     assert!(!def.validates_args());
 }
 
 #[tokio::test]
 async fn a_call_sends_the_raw_name_and_object_arguments() {
     let registry = ToolRegistry::new();
-    let (connection, script, _) =
-        connect(&McpImport::new(&registry), "st", vec![vec![tool("files.read")]]).await;
+    let (connection, script, _) = connect(
+        &McpImport::new(&registry),
+        "st",
+        vec![vec![tool("files.read")]],
+    )
+    .await;
     let _connection = connection.unwrap();
     let name = public_tool_name("st", "files.read");
     let ok = registry.execute(call(&name, json!({"text": "hi"}))).await;
@@ -55,13 +69,20 @@ async fn a_call_sends_the_raw_name_and_object_arguments() {
     let odd = registry.execute(call(&name, json!([1, 2]))).await;
     assert!(!odd.is_error());
     let calls = script.with(|s| s.calls.clone());
-    assert_eq!(calls, [("files.read".to_owned(), json!({"text": "hi"})), ("files.read".to_owned(), json!({}))]);
+    assert_eq!(
+        calls,
+        [
+            ("files.read".to_owned(), json!({"text": "hi"})),
+            ("files.read".to_owned(), json!({}))
+        ]
+    );
 }
 
 #[tokio::test]
 async fn is_error_is_a_failure_with_the_rendered_text() {
     let registry = ToolRegistry::new();
-    let (connection, _, _) = connect(&McpImport::new(&registry), "st", vec![vec![tool("fail")]]).await;
+    let (connection, _, _) =
+        connect(&McpImport::new(&registry), "st", vec![vec![tool("fail")]]).await;
     let _connection = connection.unwrap();
     let failed = registry.execute(call("mcp__st__fail", json!({}))).await;
     assert_eq!(failed.error().unwrap().message(), "it broke\nbadly");
@@ -78,30 +99,56 @@ async fn a_supported_output_schema_makes_structured_content_required() {
         t.output_schema = Some(Arc::new(schema.as_object().cloned().unwrap()));
         t
     };
-    let pages = vec![vec![with_schema("structured"), with_schema("echo"), tool("bare")]];
+    let pages = vec![vec![
+        with_schema("structured"),
+        with_schema("echo"),
+        tool("bare"),
+    ]];
     let (connection, _, _) = connect(&McpImport::new(&registry), "st", pages).await;
     let _connection = connection.unwrap();
     let def = registry.get("mcp__st__structured", None).unwrap();
-    assert_eq!(def.output_schema()["properties"]["structuredContent"], schema);
-    assert_eq!(def.output_schema()["required"], json!(["content", "structuredContent"]));
+    assert_eq!(
+        def.output_schema()["properties"]["structuredContent"],
+        schema
+    );
+    assert_eq!(
+        def.output_schema()["required"],
+        json!(["content", "structuredContent"])
+    );
 
-    let ok = registry.execute(call("mcp__st__structured", json!({}))).await;
-    assert_eq!(ok.value().unwrap()["structuredContent"], json!({"temperature": 21}));
+    let ok = registry
+        .execute(call("mcp__st__structured", json!({})))
+        .await;
+    assert_eq!(
+        ok.value().unwrap()["structuredContent"],
+        json!({"temperature": 21})
+    );
     assert_eq!(text_of(&ok), "sunny");
     // Promised structured content that does not come is an output violation.
     let missing = registry.execute(call("mcp__st__echo", json!({}))).await;
-    assert_eq!(missing.error().unwrap().info().unwrap().code, "INVALID_TOOL_OUTPUT");
+    assert_eq!(
+        missing.error().unwrap().info().unwrap().code,
+        "INVALID_TOOL_OUTPUT"
+    );
     // Without a promise, structured content is kept as any JSON; empty content renders the
     // reference's diagnostic.
     let bare = registry.execute(call("mcp__st__bare", json!({}))).await;
-    assert_eq!(bare.value().unwrap()["structuredContent"], json!({"temperature": 21}));
+    assert_eq!(
+        bare.value().unwrap()["structuredContent"],
+        json!({"temperature": 21})
+    );
     assert_eq!(text_of(&bare), "(bare returned no model-visible content)");
 }
 
 #[tokio::test]
 async fn cancelling_the_execution_cancels_the_request_on_the_server() {
     let registry = ToolRegistry::new();
-    let (connection, _, mut feeds) = connect(&McpImport::new(&registry), "st", vec![vec![tool("hang"), tool("echo")]]).await;
+    let (connection, _, mut feeds) = connect(
+        &McpImport::new(&registry),
+        "st",
+        vec![vec![tool("hang"), tool("echo")]],
+    )
+    .await;
     let _connection = connection.unwrap();
     let input = call("mcp__st__hang", json!({}));
     let cancel = input.cancel.clone();
@@ -117,7 +164,12 @@ async fn cancelling_the_execution_cancels_the_request_on_the_server() {
     // The server saw `notifications/cancelled` for that request.
     assert_eq!(feeds.cancelled.recv().await.as_deref(), Some("hang"));
     // The connection is still good.
-    assert!(!registry.execute(call("mcp__st__echo", json!({}))).await.is_error());
+    assert!(
+        !registry
+            .execute(call("mcp__st__echo", json!({})))
+            .await
+            .is_error()
+    );
 }
 
 #[tokio::test]
@@ -137,7 +189,12 @@ async fn a_call_past_its_timeout_fails_and_is_cancelled_on_the_server() {
 #[tokio::test]
 async fn list_changed_swaps_in_the_new_generation() {
     let registry = ToolRegistry::new();
-    let (connection, script, _) = connect(&McpImport::new(&registry), "st", vec![vec![tool("a"), tool("b")]]).await;
+    let (connection, script, _) = connect(
+        &McpImport::new(&registry),
+        "st",
+        vec![vec![tool("a"), tool("b")]],
+    )
+    .await;
     let connection = connection.unwrap();
     let mut syncs = connection.syncs();
     assert_eq!(*syncs.borrow_and_update(), 1);
@@ -151,7 +208,8 @@ async fn list_changed_swaps_in_the_new_generation() {
 #[tokio::test]
 async fn a_failed_listing_keeps_the_previous_generation() {
     let registry = ToolRegistry::new();
-    let (connection, script, _) = connect(&McpImport::new(&registry), "st", vec![vec![tool("a")]]).await;
+    let (connection, script, _) =
+        connect(&McpImport::new(&registry), "st", vec![vec![tool("a")]]).await;
     let connection = connection.unwrap();
     script.with(|s| s.fail_list = true);
     script.set_pages(vec![vec![tool("z")]]);
@@ -166,7 +224,8 @@ async fn a_failed_listing_keeps_the_previous_generation() {
 #[tokio::test]
 async fn a_duplicate_public_name_is_an_invalid_tool_list() {
     let registry = ToolRegistry::new();
-    let (connection, script, _) = connect(&McpImport::new(&registry), "st", vec![vec![tool("a")]]).await;
+    let (connection, script, _) =
+        connect(&McpImport::new(&registry), "st", vec![vec![tool("a")]]).await;
     let connection = connection.unwrap();
     script.set_pages(vec![vec![tool("b")], vec![tool("b")]]);
     let error = connection.resync().await.unwrap_err();
@@ -176,7 +235,12 @@ async fn a_duplicate_public_name_is_an_invalid_tool_list() {
     );
     assert_eq!(names(&registry), ["mcp__st__a"]);
     // At connect time the same list refuses the connection.
-    let (refused, _, _) = connect(&McpImport::new(&registry), "st2", vec![vec![tool("b"), tool("b")]]).await;
+    let (refused, _, _) = connect(
+        &McpImport::new(&registry),
+        "st2",
+        vec![vec![tool("b"), tool("b")]],
+    )
+    .await;
     assert_eq!(refused.unwrap_err().code(), "MCP_DUPLICATE_TOOL");
 }
 
@@ -185,18 +249,31 @@ async fn a_registry_conflict_leaves_no_tool_of_the_server() {
     let registry = ToolRegistry::new();
     let squatter = mcp_support::scripted::squatter("mcp__st__b");
     registry.register(squatter.clone()).unwrap().keep();
-    let (refused, _, _) = connect(&McpImport::new(&registry), "st", vec![vec![tool("a"), tool("b")]]).await;
+    let (refused, _, _) = connect(
+        &McpImport::new(&registry),
+        "st",
+        vec![vec![tool("a"), tool("b")]],
+    )
+    .await;
     let error = refused.unwrap_err();
     assert_eq!(error.code(), "MCP_REGISTRATION_FAILED");
-    assert!(error.to_string().starts_with("mcp-client(st): tool registration failed, no tools registered: "));
+    assert!(
+        error
+            .to_string()
+            .starts_with("mcp-client(st): tool registration failed, no tools registered: ")
+    );
     assert_eq!(names(&registry), ["mcp__st__b"]);
 
     // A later re-sync that conflicts clears this server's tools and keeps the squatter.
-    let (connection, script, _) = connect(&McpImport::new(&registry), "st", vec![vec![tool("a")]]).await;
+    let (connection, script, _) =
+        connect(&McpImport::new(&registry), "st", vec![vec![tool("a")]]).await;
     let connection = connection.unwrap();
     assert_eq!(names(&registry), ["mcp__st__b", "mcp__st__a"]);
     script.set_pages(vec![vec![tool("a"), tool("b")]]);
-    assert_eq!(connection.resync().await.unwrap_err().code(), "MCP_REGISTRATION_FAILED");
+    assert_eq!(
+        connection.resync().await.unwrap_err().code(),
+        "MCP_REGISTRATION_FAILED"
+    );
     assert_eq!(names(&registry), ["mcp__st__b"]);
     assert!(registry.get("mcp__st__b", None).unwrap().ptr_eq(&squatter));
     assert!(connection.tools().is_empty());
@@ -243,7 +320,9 @@ async fn a_scoped_import_is_seen_by_that_agent_only_and_policies_apply() {
     assert!(registry.get("mcp__st__echo", None).is_none());
     assert!(agent.get("mcp__st__echo").is_some());
     // A guard denies the call before it reaches the server.
-    agent.guard(|exec| (exec.name.as_ref() == "mcp__st__echo").then(|| "not today".to_owned())).keep();
+    agent
+        .guard(|exec| (exec.name.as_ref() == "mcp__st__echo").then(|| "not today".to_owned()))
+        .keep();
     let mut input = call("mcp__st__echo", json!({}));
     input.agent = Some(agent.id());
     let denied = registry.execute(input).await;

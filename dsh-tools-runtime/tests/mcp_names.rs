@@ -3,8 +3,8 @@
 #![cfg(feature = "mcp")]
 
 use dsh_tools_runtime::mcp::{
-    McpOutcome, interpret_call_result, is_valid_server_name, mcp_output_schema,
-    public_tool_name, render_mcp_content,
+    McpOutcome, interpret_call_result, is_valid_server_name, mcp_output_schema, public_tool_name,
+    render_mcp_content,
 };
 use serde_json::{Value, json};
 
@@ -15,8 +15,14 @@ fn hashed(normalized: &str, hash12: &str) -> String {
 
 #[test]
 fn clean_names_are_kept_verbatim_up_to_64_characters() {
-    assert_eq!(public_tool_name("fs", "read_text_file"), "mcp__fs__read_text_file");
-    assert_eq!(public_tool_name("ev", "get-tiny-image"), "mcp__ev__get-tiny-image");
+    assert_eq!(
+        public_tool_name("fs", "read_text_file"),
+        "mcp__fs__read_text_file"
+    );
+    assert_eq!(
+        public_tool_name("ev", "get-tiny-image"),
+        "mcp__ev__get-tiny-image"
+    );
     let raw = "x".repeat(64 - "mcp__s__".len());
     assert_eq!(public_tool_name("s", &raw), format!("mcp__s__{raw}"));
 }
@@ -24,12 +30,21 @@ fn clean_names_are_kept_verbatim_up_to_64_characters() {
 #[test]
 fn replaced_characters_append_the_identity_hash() {
     // sha256("s\0a.b") starts 407e8e5cd262, computed independently with `printf 's\0a.b' | sha256sum`.
-    assert_eq!(public_tool_name("s", "a.b"), hashed("mcp__s__a_b", "407e8e5cd262"));
+    assert_eq!(
+        public_tool_name("s", "a.b"),
+        hashed("mcp__s__a_b", "407e8e5cd262")
+    );
     // One `_` per UTF-16 code unit, as JavaScript replaces: `é` is one unit, `😀` two.
     let accent = public_tool_name("s", "é");
-    assert!(accent.starts_with("mcp__s___") && accent.len() == "mcp__s___".len() + 13, "{accent}");
+    assert!(
+        accent.starts_with("mcp__s___") && accent.len() == "mcp__s___".len() + 13,
+        "{accent}"
+    );
     let emoji = public_tool_name("s", "😀");
-    assert!(emoji.starts_with("mcp__s____") && emoji.len() == "mcp__s____".len() + 13, "{emoji}");
+    assert!(
+        emoji.starts_with("mcp__s____") && emoji.len() == "mcp__s____".len() + 13,
+        "{emoji}"
+    );
     // Names that normalise alike stay apart through the hash.
     assert_ne!(public_tool_name("s", "a.b"), public_tool_name("s", "a b"));
 }
@@ -41,7 +56,11 @@ fn long_names_are_cut_to_51_characters_plus_the_hash() {
     assert_eq!(name.len(), 64);
     assert_eq!(&name[..51], &format!("mcp__s__{raw}")[..51]);
     assert_eq!(name.as_bytes()[51], b'_');
-    assert!(name[52..].bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()));
+    assert!(
+        name[52..]
+            .bytes()
+            .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
+    );
     // A pure function of (server, raw).
     assert_eq!(name, public_tool_name("s", &raw));
     assert_ne!(name, public_tool_name("t", &raw));
@@ -63,20 +82,31 @@ fn the_output_schema_follows_the_reference() {
         mcp_output_schema(None),
         json!({"type": "object", "properties": {"content": {"type": "array", "items": {}}, "structuredContent": {}}, "required": ["content"], "additionalProperties": false})
     );
-    let supported = json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]});
+    let supported =
+        json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]});
     assert_eq!(
         mcp_output_schema(Some(&supported)),
         json!({"type": "object", "properties": {"content": {"type": "array", "items": {}}, "structuredContent": supported}, "required": ["content", "structuredContent"], "additionalProperties": false})
     );
-    let unsupported = json!({"type": "object", "properties": {"n": {"type": "integer", "minimum": 0}}});
-    assert_eq!(mcp_output_schema(Some(&unsupported))["required"], json!(["content"]));
+    let unsupported =
+        json!({"type": "object", "properties": {"n": {"type": "integer", "minimum": 0}}});
+    assert_eq!(
+        mcp_output_schema(Some(&unsupported))["required"],
+        json!(["content"])
+    );
 }
 
 #[test]
 fn call_results_become_values_or_errors() {
     let structured = json!({"content": [], "structuredContent": {"a": 1}});
-    assert_eq!(interpret_call_result("t", &structured), McpOutcome::Value(structured.clone()));
-    assert_eq!(interpret_call_result("t", &json!({})), McpOutcome::Value(json!({"content": []})));
+    assert_eq!(
+        interpret_call_result("t", &structured),
+        McpOutcome::Value(structured.clone())
+    );
+    assert_eq!(
+        interpret_call_result("t", &json!({})),
+        McpOutcome::Value(json!({"content": []}))
+    );
     assert_eq!(
         interpret_call_result("t", &json!({"content": [], "isError": true})),
         McpOutcome::Error("(t returned no model-visible content)".into())
@@ -93,7 +123,10 @@ fn render(blocks: Value) -> String {
 
 #[test]
 fn every_render_text_of_the_reference() {
-    assert_eq!(render(json!([{"type": "text", "text": "a"}, {"type": "text", "text": "b"}])), "a\nb");
+    assert_eq!(
+        render(json!([{"type": "text", "text": "a"}, {"type": "text", "text": "b"}])),
+        "a\nb"
+    );
     assert_eq!(
         render(json!([{"type": "resource_link", "name": "readme", "uri": "file:///r.md"}])),
         "Resource link: readme (file:///r.md)"
@@ -114,9 +147,18 @@ fn every_render_text_of_the_reference() {
         render(json!([{"type": "resource", "resource": {"uri": "x:", "text": "t"}}])),
         "[embedded resource unsupported; raw resource data remains available to programmatic callers]"
     );
-    assert_eq!(render(json!([{"type": "video"}])), "[unsupported MCP content type: video]");
-    assert_eq!(render(json!([{"kind": "text"}])), "[unsupported MCP content type: undefined]");
-    assert_eq!(render(json!(["text"])), "[unsupported MCP content block: expected an object]");
+    assert_eq!(
+        render(json!([{"type": "video"}])),
+        "[unsupported MCP content type: video]"
+    );
+    assert_eq!(
+        render(json!([{"kind": "text"}])),
+        "[unsupported MCP content type: undefined]"
+    );
+    assert_eq!(
+        render(json!(["text"])),
+        "[unsupported MCP content block: expected an object]"
+    );
     assert_eq!(
         render(json!([{"type": "image", "data": "iVBO", "mimeType": "image/png"}])),
         "[image unavailable: image/png; this result was not admitted to durable model context; raw image data remains available to programmatic callers]"
@@ -125,13 +167,21 @@ fn every_render_text_of_the_reference() {
         render(json!([{"type": "image", "data": "iVBO"}])),
         "[image unavailable: unknown media type; this result was not admitted to durable model context; raw image data remains available to programmatic callers]"
     );
-    assert_eq!(render(json!([])), "(tool returned no model-visible content)");
+    assert_eq!(
+        render(json!([])),
+        "(tool returned no model-visible content)"
+    );
     // A text block without text shows nothing; an empty text is still a piece.
-    assert_eq!(render(json!([{"type": "text"}])), "(tool returned no model-visible content)");
+    assert_eq!(
+        render(json!([{"type": "text"}])),
+        "(tool returned no model-visible content)"
+    );
     assert_eq!(render(json!([{"type": "text", "text": ""}])), "");
     // Order is kept across kinds.
     assert_eq!(
-        render(json!([{"type": "text", "text": "see"}, {"type": "resource_link", "name": "n", "uri": "u"}, {"type": "text", "text": "end"}])),
+        render(
+            json!([{"type": "text", "text": "see"}, {"type": "resource_link", "name": "n", "uri": "u"}, {"type": "text", "text": "end"}])
+        ),
         "see\nResource link: n (u)\nend"
     );
 }

@@ -79,7 +79,11 @@ fn ask_for_destructive(registry: &ToolRegistry) {
                 .get(&exec.name, exec.agent)
                 .is_some_and(|d| d.annotations().destructive_hint == Some(true));
             async move {
-                if destructive { PreToolDecision::Ask { reason: None } } else { next.run().await }
+                if destructive {
+                    PreToolDecision::Ask { reason: None }
+                } else {
+                    next.run().await
+                }
             }
         }))
         .keep();
@@ -94,7 +98,9 @@ async fn pipe_client(server: McpServer) -> Client {
         let _ = server.serve_io(reader, writer).await;
     });
     let (reader, writer) = tokio::io::split(client_io);
-    dsh_tools_runtime::mcp::rmcp::serve_client((), (reader, writer)).await.unwrap()
+    dsh_tools_runtime::mcp::rmcp::serve_client((), (reader, writer))
+        .await
+        .unwrap()
 }
 
 fn params(name: &str, args: Value) -> CallToolRequestParams {
@@ -112,7 +118,10 @@ fn text(result: &CallToolResult) -> String {
 }
 
 fn find<'a>(tools: &'a [Tool], name: &str) -> &'a Tool {
-    tools.iter().find(|t| t.name == name).unwrap_or_else(|| panic!("{name} listed"))
+    tools
+        .iter()
+        .find(|t| t.name == name)
+        .unwrap_or_else(|| panic!("{name} listed"))
 }
 
 #[tokio::test]
@@ -125,19 +134,45 @@ async fn tools_list_speaks_the_mcp_dialect_with_output_schemas_and_annotations()
 
     let add = find(&tools, "add");
     assert_eq!(add.description.as_deref(), Some("Add two integers."));
-    assert_eq!(Value::Object((*add.input_schema).clone())["required"], json!(["a", "b"]));
-    assert!(add.output_schema.is_none(), "an integer output is not an MCP output schema");
+    assert_eq!(
+        Value::Object((*add.input_schema).clone())["required"],
+        json!(["a", "b"])
+    );
+    assert!(
+        add.output_schema.is_none(),
+        "an integer output is not an MCP output schema"
+    );
     let hints = add.annotations.as_ref().unwrap();
-    assert_eq!((hints.read_only_hint, hints.idempotent_hint, hints.destructive_hint), (Some(true), Some(true), None));
+    assert_eq!(
+        (
+            hints.read_only_hint,
+            hints.idempotent_hint,
+            hints.destructive_hint
+        ),
+        (Some(true), Some(true), None)
+    );
 
     let weather = find(&tools, "weather");
-    assert_eq!(Value::Object((**weather.output_schema.as_ref().unwrap()).clone())["required"], json!(["temperature"]));
+    assert_eq!(
+        Value::Object((**weather.output_schema.as_ref().unwrap()).clone())["required"],
+        json!(["temperature"])
+    );
     assert!(weather.annotations.is_none());
-    assert_eq!(find(&tools, "remove").annotations.as_ref().unwrap().destructive_hint, Some(true));
+    assert_eq!(
+        find(&tools, "remove")
+            .annotations
+            .as_ref()
+            .unwrap()
+            .destructive_hint,
+        Some(true)
+    );
 
     // The root `$schema` and `title` are dropped; nested titles stay.
     let raw = Value::Object((*find(&tools, "raw").input_schema).clone());
-    assert_eq!(raw, json!({"type": "object", "properties": {"x": {"title": "X"}}}));
+    assert_eq!(
+        raw,
+        json!({"type": "object", "properties": {"x": {"title": "X"}}})
+    );
 }
 
 #[tokio::test]
@@ -148,28 +183,53 @@ async fn tools_call_runs_the_pipeline_and_every_failure_is_an_is_error_result() 
     let ids = Arc::new(Mutex::new(Vec::new()));
     let seen = Arc::clone(&ids);
     registry
-        .on_result(move |exec, _| seen.lock().unwrap_or_else(PoisonError::into_inner).push(exec.call_id.to_string()))
+        .on_result(move |exec, _| {
+            seen.lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(exec.call_id.to_string())
+        })
         .keep();
     let client = pipe_client(McpServer::new(&registry)).await;
     let peer = client.peer();
 
-    let sum = peer.call_tool(params("add", json!({"a": 2, "b": 3}))).await.unwrap();
-    assert_eq!((text(&sum), sum.is_error, sum.structured_content.clone()), ("5".to_owned(), Some(false), None));
+    let sum = peer
+        .call_tool(params("add", json!({"a": 2, "b": 3})))
+        .await
+        .unwrap();
+    assert_eq!(
+        (text(&sum), sum.is_error, sum.structured_content.clone()),
+        ("5".to_owned(), Some(false), None)
+    );
 
     let weather = peer.call_tool(params("weather", json!({}))).await.unwrap();
     assert_eq!(weather.structured_content, Some(json!({"temperature": 21})));
     assert_eq!(text(&weather), "{\n  \"temperature\": 21\n}");
 
-    let bad = peer.call_tool(params("add", json!({"a": "2"}))).await.unwrap();
+    let bad = peer
+        .call_tool(params("add", json!({"a": "2"})))
+        .await
+        .unwrap();
     assert_eq!(bad.is_error, Some(true));
-    assert_eq!(text(&bad), "Error: invalid arguments: missing required property \"b\"; \"a\" must be an integer");
+    assert_eq!(
+        text(&bad),
+        "Error: invalid arguments: missing required property \"b\"; \"a\" must be an integer"
+    );
 
     let unknown = peer.call_tool(params("nope", json!({}))).await.unwrap();
-    assert_eq!((unknown.is_error, text(&unknown)), (Some(true), "Error: unknown tool \"nope\"".to_owned()));
+    assert_eq!(
+        (unknown.is_error, text(&unknown)),
+        (Some(true), "Error: unknown tool \"nope\"".to_owned())
+    );
 
     // `ask` reaches the registry's approval service (calls run as the server's own agent).
     let refused = peer.call_tool(params("remove", json!({}))).await.unwrap();
-    assert_eq!((refused.is_error, text(&refused)), (Some(true), "Error: the user rejected tool \"remove\"".to_owned()));
+    assert_eq!(
+        (refused.is_error, text(&refused)),
+        (
+            Some(true),
+            "Error: the user rejected tool \"remove\"".to_owned()
+        )
+    );
 
     let ids = ids.lock().unwrap_or_else(PoisonError::into_inner).clone();
     assert_eq!(ids, ["mcp-1", "mcp-2", "mcp-3", "mcp-4", "mcp-5"]);
@@ -186,7 +246,11 @@ async fn notifications_cancelled_cancels_the_execution() {
     call.abort();
     assert_eq!(seen.recv().await, Some("cancelled"));
     // The session goes on.
-    let sum = client.peer().call_tool(params("add", json!({"a": 1, "b": 1}))).await.unwrap();
+    let sum = client
+        .peer()
+        .call_tool(params("add", json!({"a": 1, "b": 1})))
+        .await
+        .unwrap();
     assert_eq!(text(&sum), "2");
 }
 
@@ -196,13 +260,23 @@ async fn a_scope_is_served_as_it_sees_the_registry() {
     let registry = registry(events);
     let agent = registry.scope();
     agent
-        .restrict(ToolRestriction { allow: Some(vec!["add".into()]), ..Default::default() })
+        .restrict(ToolRestriction {
+            allow: Some(vec!["add".into()]),
+            ..Default::default()
+        })
         .unwrap()
         .keep();
     let client = pipe_client(McpServer::for_scope(&agent)).await;
     let tools = client.peer().list_all_tools().await.unwrap();
-    assert_eq!(tools.iter().map(|t| t.name.to_string()).collect::<Vec<_>>(), ["add"]);
-    let hidden = client.peer().call_tool(params("weather", json!({}))).await.unwrap();
+    assert_eq!(
+        tools.iter().map(|t| t.name.to_string()).collect::<Vec<_>>(),
+        ["add"]
+    );
+    let hidden = client
+        .peer()
+        .call_tool(params("weather", json!({})))
+        .await
+        .unwrap();
     assert_eq!(text(&hidden), "Error: unknown tool \"weather\"");
 }
 
@@ -210,36 +284,67 @@ async fn a_scope_is_served_as_it_sees_the_registry() {
 async fn http_serving_answers_rmcp_and_our_own_import() {
     let (events, _) = mpsc::unbounded_channel();
     let served = registry(events);
-    let server = McpServer::new(&served).serve_http("127.0.0.1:0".parse().unwrap()).await.unwrap();
+    let server = McpServer::new(&served)
+        .serve_http("127.0.0.1:0".parse().unwrap())
+        .await
+        .unwrap();
     assert!(server.local_addr().ip().is_loopback());
 
     let transport = StreamableHttpClientTransport::from_uri(server.url());
-    let client: Client = dsh_tools_runtime::mcp::rmcp::serve_client((), transport).await.unwrap();
+    let client: Client = dsh_tools_runtime::mcp::rmcp::serve_client((), transport)
+        .await
+        .unwrap();
     assert_eq!(client.peer().list_all_tools().await.unwrap().len(), 5);
-    let sum = client.peer().call_tool(params("add", json!({"a": 20, "b": 22}))).await.unwrap();
+    let sum = client
+        .peer()
+        .call_tool(params("add", json!({"a": 20, "b": 22})))
+        .await
+        .unwrap();
     assert_eq!(text(&sum), "42");
 
     // Both ways: another registry imports the served tools over HTTP and calls them natively.
     let host = ToolRegistry::new();
-    let imported = McpImport::new(&host).connect_http("self", &server.url()).await.unwrap();
+    let imported = McpImport::new(&host)
+        .connect_http("self", &server.url())
+        .await
+        .unwrap();
     assert_eq!(imported.tools().len(), 5);
     let weather = host
-        .execute(ToolExecutionInput::new("c1", "mcp__self__weather", json!({})))
+        .execute(ToolExecutionInput::new(
+            "c1",
+            "mcp__self__weather",
+            json!({}),
+        ))
         .await;
-    assert_eq!(weather.value().unwrap()["structuredContent"], json!({"temperature": 21}));
+    assert_eq!(
+        weather.value().unwrap()["structuredContent"],
+        json!({"temperature": 21})
+    );
     let bad = host
-        .execute(ToolExecutionInput::new("c2", "mcp__self__add", json!({"a": 1})))
+        .execute(ToolExecutionInput::new(
+            "c2",
+            "mcp__self__add",
+            json!({"a": 1}),
+        ))
         .await;
-    assert_eq!(bad.error().unwrap().message(), "Error: invalid arguments: missing required property \"b\"");
+    assert_eq!(
+        bad.error().unwrap().message(),
+        "Error: invalid arguments: missing required property \"b\""
+    );
     imported.close().await;
     server.shutdown().await;
 }
 
 #[tokio::test]
 async fn the_inspector_cli_lists_and_calls_over_http() {
-    let Some(inspector) = mcp_support::inspector() else { return };
+    let Some(inspector) = mcp_support::inspector() else {
+        return;
+    };
     let (events, _) = mpsc::unbounded_channel();
-    let server = McpServer::new(&registry(events)).serve_http("127.0.0.1:0".parse().unwrap()).await.unwrap();
+    let server = McpServer::new(&registry(events))
+        .serve_http("127.0.0.1:0".parse().unwrap())
+        .await
+        .unwrap();
     let catalog = tempfile::tempdir().unwrap();
     let run = |args: Vec<String>| {
         let mut command = inspector.command(&[]);
@@ -254,18 +359,47 @@ async fn the_inspector_cli_lists_and_calls_over_http() {
             let output = command.output().await.unwrap();
             let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
             assert!(output.status.success(), "inspector failed: {stdout}");
-            let start = stdout.find('{').unwrap_or_else(|| panic!("no JSON in {stdout}"));
-            serde_json::from_str::<Value>(&stdout[start..]).unwrap_or_else(|e| panic!("{e}: {stdout}"))
+            let start = stdout
+                .find('{')
+                .unwrap_or_else(|| panic!("no JSON in {stdout}"));
+            serde_json::from_str::<Value>(&stdout[start..])
+                .unwrap_or_else(|e| panic!("{e}: {stdout}"))
         }
     };
     let listed = run(vec!["--method".into(), "tools/list".into()]).await;
-    let names: Vec<&str> = listed["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    let names: Vec<&str> = listed["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
     assert_eq!(names, ["add", "weather", "remove", "raw", "slow"]);
-    assert_eq!(listed["tools"][1]["outputSchema"]["required"], json!(["temperature"]));
+    assert_eq!(
+        listed["tools"][1]["outputSchema"]["required"],
+        json!(["temperature"])
+    );
 
-    let called = run(["--method", "tools/call", "--tool-name", "add", "--tool-arg", "a=40", "b=2"].map(String::from).to_vec()).await;
+    let called = run([
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "add",
+        "--tool-arg",
+        "a=40",
+        "b=2",
+    ]
+    .map(String::from)
+    .to_vec())
+    .await;
     assert_eq!(called["content"][0]["text"], "42", "{called}");
-    let structured = run(["--method", "tools/call", "--tool-name", "weather"].map(String::from).to_vec()).await;
-    assert_eq!(structured["structuredContent"], json!({"temperature": 21}), "{structured}");
+    let structured = run(["--method", "tools/call", "--tool-name", "weather"]
+        .map(String::from)
+        .to_vec())
+    .await;
+    assert_eq!(
+        structured["structuredContent"],
+        json!({"temperature": 21}),
+        "{structured}"
+    );
     server.shutdown().await;
 }

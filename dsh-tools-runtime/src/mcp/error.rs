@@ -40,7 +40,9 @@ pub enum McpError {
         message: String,
     },
     /// Two listed tools map to the same public name.
-    #[error("mcp-client({server}): server listed tool \"{raw}\" more than once — invalid tool list")]
+    #[error(
+        "mcp-client({server}): server listed tool \"{raw}\" more than once — invalid tool list"
+    )]
     DuplicateTool {
         /// The server name.
         server: String,

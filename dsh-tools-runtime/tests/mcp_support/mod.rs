@@ -62,12 +62,18 @@ fn peer(var: &str, default: &str) -> Option<NodePeer> {
 
 /// `@modelcontextprotocol/server-filesystem`.
 pub(crate) fn server_filesystem() -> Option<NodePeer> {
-    peer("DSH_MCP_SERVER_FILESYSTEM", "server-filesystem/dist/index.js")
+    peer(
+        "DSH_MCP_SERVER_FILESYSTEM",
+        "server-filesystem/dist/index.js",
+    )
 }
 
 /// `@modelcontextprotocol/server-everything`.
 pub(crate) fn server_everything() -> Option<NodePeer> {
-    peer("DSH_MCP_SERVER_EVERYTHING", "server-everything/dist/index.js")
+    peer(
+        "DSH_MCP_SERVER_EVERYTHING",
+        "server-everything/dist/index.js",
+    )
 }
 
 /// `@modelcontextprotocol/inspector` (its launcher; `--cli` selects the CLI).

@@ -70,8 +70,12 @@ impl Script {
 
     /// Sends `notifications/tools/list_changed`.
     pub(crate) async fn list_changed(&self) {
-        let peer = self.with(|s| s.peer.clone()).expect("the client initialized");
-        peer.notify_tool_list_changed().await.expect("notification sent");
+        let peer = self
+            .with(|s| s.peer.clone())
+            .expect("the client initialized");
+        peer.notify_tool_list_changed()
+            .await
+            .expect("notification sent");
     }
 }
 
@@ -98,7 +102,8 @@ impl ServerHandler for Script {
                 .and_then(|r| r.cursor)
                 .map(|c| c.parse().unwrap_or(0))
                 .unwrap_or(0);
-            let mut result = ListToolsResult::with_all_items(s.pages.get(page).cloned().unwrap_or_default());
+            let mut result =
+                ListToolsResult::with_all_items(s.pages.get(page).cloned().unwrap_or_default());
             if page + 1 < s.pages.len() {
                 result.next_cursor = Some((page + 1).to_string());
             }
@@ -121,7 +126,10 @@ impl ServerHandler for Script {
                 let _ = self.cancelled_tx.send(name);
                 CallToolResult::error(vec![ContentBlock::text("cancelled")])
             }
-            "fail" => CallToolResult::error(vec![ContentBlock::text("it broke"), ContentBlock::text("badly")]),
+            "fail" => CallToolResult::error(vec![
+                ContentBlock::text("it broke"),
+                ContentBlock::text("badly"),
+            ]),
             "structured" => {
                 let mut result = CallToolResult::success(vec![ContentBlock::text("sunny")]);
                 result.structured_content = Some(json!({"temperature": 21}));
@@ -159,13 +167,22 @@ pub(crate) async fn connect(
     let handler = script.clone();
     tokio::spawn(async move {
         let (reader, writer) = tokio::io::split(server_io);
-        if let Ok(running) = dsh_tools_runtime::mcp::rmcp::serve_server(handler, (reader, writer)).await {
+        if let Ok(running) =
+            dsh_tools_runtime::mcp::rmcp::serve_server(handler, (reader, writer)).await
+        {
             let _ = running.waiting().await;
         }
     });
     let (reader, writer) = tokio::io::split(client_io);
     let connection = import.connect_io(server, reader, writer).await;
-    (connection, script, Feeds { received, cancelled })
+    (
+        connection,
+        script,
+        Feeds {
+            received,
+            cancelled,
+        },
+    )
 }
 
 /// Names of `registry`'s global tools.

@@ -36,7 +36,8 @@ impl McpFlags {
         let mut connections = Vec::with_capacity(self.servers.len());
         for (index, line) in self.servers.iter().enumerate() {
             let flag = || format!("--mcp {line:?}");
-            let words = split_command(line).map_err(|e| CliError::new(format!("{}: {e}", flag())))?;
+            let words =
+                split_command(line).map_err(|e| CliError::new(format!("{}: {e}", flag())))?;
             let Some((program, args)) = words.split_first() else {
                 return Err(CliError::new(format!("{}: no command", flag())));
             };
@@ -92,9 +93,7 @@ pub fn split_command(line: &str) -> Result<Vec<String>, String> {
 
 /// The definitions of the `--mcp` servers' tools, for commands that only read definitions
 /// (`list`, `sdk`): imported into a scratch registry, then the servers are stopped.
-pub(super) fn with_imported(
-    flags: &McpFlags,
-) -> Result<Vec<dsh_tools::ToolDefinition>, CliError> {
+pub(super) fn with_imported(flags: &McpFlags) -> Result<Vec<dsh_tools::ToolDefinition>, CliError> {
     if flags.is_empty() {
         return Ok(Vec::new());
     }

@@ -173,12 +173,13 @@ impl McpImport {
     {
         let client = ImportClient::default();
         let list_changed = Arc::clone(&client.list_changed);
-        let service = rmcp::serve_client(client, transport)
-            .await
-            .map_err(|e| McpError::Connect {
-                server: server_name.to_owned(),
-                message: e.to_string(),
-            })?;
+        let service =
+            rmcp::serve_client(client, transport)
+                .await
+                .map_err(|e| McpError::Connect {
+                    server: server_name.to_owned(),
+                    message: e.to_string(),
+                })?;
         // A re-sync must see the server's list as it is now, never a cached copy.
         service
             .peer()

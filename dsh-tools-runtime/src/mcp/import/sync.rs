@@ -114,14 +114,13 @@ impl Syncer {
                     raw: remote.raw_name,
                 });
             }
-            let definition =
-                remote
-                    .definition(Arc::clone(&self.link))
-                    .map_err(|source| McpError::Definition {
-                        server: self.server.clone(),
-                        raw: remote.raw_name.clone(),
-                        source,
-                    })?;
+            let definition = remote
+                .definition(Arc::clone(&self.link))
+                .map_err(|source| McpError::Definition {
+                    server: self.server.clone(),
+                    raw: remote.raw_name.clone(),
+                    source,
+                })?;
             definitions.push(definition);
             tools.push(ImportedTool {
                 public_name: remote.public_name,

@@ -6,7 +6,9 @@ use dsh_tools::{ContentBlock, DefinitionError, ToolAnnotations, ToolDefinition, 
 use serde_json::{Map, Value};
 
 use super::call::CallLink;
-use crate::mcp::render::{McpOutcome, interpret_call_result, mcp_output_schema, render_mcp_content};
+use crate::mcp::render::{
+    McpOutcome, interpret_call_result, mcp_output_schema, render_mcp_content,
+};
 
 /// What the sync knows about one listed tool.
 pub(crate) struct RemoteTool {
@@ -21,7 +23,11 @@ pub(crate) struct RemoteTool {
 
 impl RemoteTool {
     /// Reads the fields the bridge uses from an rmcp tool.
-    pub(crate) fn from_listing(server: &str, tool: &rmcp::model::Tool, task_required: bool) -> Self {
+    pub(crate) fn from_listing(
+        server: &str,
+        tool: &rmcp::model::Tool,
+        task_required: bool,
+    ) -> Self {
         let raw_name = tool.name.to_string();
         let annotations = tool
             .annotations
@@ -49,7 +55,10 @@ impl RemoteTool {
 
     /// The raw definition: the server's input schema verbatim, the §11.4 output schema, the
     /// §11.6 renderer, and a body that calls the server.
-    pub(crate) fn definition(&self, link: Arc<CallLink>) -> Result<ToolDefinition, DefinitionError> {
+    pub(crate) fn definition(
+        &self,
+        link: Arc<CallLink>,
+    ) -> Result<ToolDefinition, DefinitionError> {
         let raw = Arc::<str>::from(self.raw_name.as_str());
         let render_raw = Arc::clone(&raw);
         let task_required = self.task_required;

@@ -38,7 +38,12 @@ impl ServerHandler for RegistryHandler {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, rmcp::ErrorData> {
-        let tools = self.registry.visible(self.view).iter().map(mcp_tool).collect();
+        let tools = self
+            .registry
+            .visible(self.view)
+            .iter()
+            .map(mcp_tool)
+            .collect();
         Ok(ListToolsResult::with_all_items(tools))
     }
 
@@ -48,8 +53,12 @@ impl ServerHandler for RegistryHandler {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, rmcp::ErrorData> {
         let n = self.calls.fetch_add(1, Ordering::Relaxed) + 1;
-        let arguments = request.arguments.map(Value::Object).unwrap_or_else(|| Value::Object(Default::default()));
-        let mut input = ToolExecutionInput::new(format!("mcp-{n}"), request.name.to_string(), arguments);
+        let arguments = request
+            .arguments
+            .map(Value::Object)
+            .unwrap_or_else(|| Value::Object(Default::default()));
+        let mut input =
+            ToolExecutionInput::new(format!("mcp-{n}"), request.name.to_string(), arguments);
         input.agent = Some(self.agent);
         // `notifications/cancelled` for this request cancels `context.ct`.
         input.cancel = context.ct.child_token();

@@ -69,7 +69,8 @@ pub(super) async fn serve(
         .local_addr()
         .map_err(|e| McpError::Serve(e.to_string()))?;
     let stop = CancellationToken::new();
-    let mut config = StreamableHttpServerConfig::default().with_cancellation_token(stop.child_token());
+    let mut config =
+        StreamableHttpServerConfig::default().with_cancellation_token(stop.child_token());
     if let Some(hosts) = allowed_hosts {
         config = config.with_allowed_hosts(hosts);
     }
