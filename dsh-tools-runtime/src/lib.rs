@@ -9,6 +9,8 @@ pub mod code;
 pub mod dialect;
 pub mod error;
 pub mod hooks;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 mod pipeline;
 mod registry;
 pub mod timeout;

@@ -103,7 +103,8 @@ impl ToolBuilder {
     }
 
     /// Parameters passed through verbatim and never validated by the harness (MCP-imported
-    /// tools validate their own input).
+    /// tools validate their own input). A raw tool may have an empty description (its source
+    /// may not give one), though it must still set one.
     pub fn raw_parameters(mut self, schema: Value) -> Self {
         self.parameters = Parameters::Raw(schema);
         self
@@ -226,8 +227,10 @@ impl ToolBuilder {
         if !is_valid_tool_name(&name) {
             return Err(DefinitionError::InvalidName { name });
         }
+        // A raw (imported) tool keeps its source's description, even an empty one.
+        let raw = matches!(self.parameters, Parameters::Raw(_));
         let description = match self.description {
-            Some(d) if !d.trim().is_empty() => d,
+            Some(d) if raw || !d.trim().is_empty() => d,
             _ => {
                 return Err(DefinitionError::Missing {
                     tool: name,

@@ -15,6 +15,7 @@ use dsh_tools_runtime::approval::{ApprovalOutcome, ApprovalRequest, ApprovalServ
 use dsh_tools_runtime::hooks::pre_execute_fn;
 use dsh_tools_runtime::{PresentationMode, RegistryConfig, ToolRegistry};
 
+use super::mcp_flag::McpFlags;
 use super::{CliError, Input, Report};
 
 /// Arguments of `call`.
@@ -27,6 +28,9 @@ pub struct CallArgs {
     /// Approve every call that asks for approval (for scripting).
     #[arg(long)]
     pub yes: bool,
+    /// MCP servers whose tools can be called too (`mcp__s1__<tool>`, …).
+    #[command(flatten)]
+    pub mcp: McpFlags,
 }
 
 /// Asks on the terminal; with no terminal there is no channel to a user.
@@ -118,11 +122,12 @@ pub(super) fn run(args: CallArgs) -> Result<Report, CliError> {
         .map_err(|e| CliError::new(format!("cannot start the async runtime: {e}")))?;
     let registry = host_registry(args.yes)?;
     let result = runtime.block_on(async {
+        let _imports = args.mcp.import(&registry).await?;
         let agent = registry.scope();
         let mut input = ToolExecutionInput::new("cli-1", args.name, arguments);
         input.agent = Some(agent.id());
-        registry.execute(input).await
-    });
+        Ok::<_, CliError>(registry.execute(input).await)
+    })?;
     let document = serde_json::to_value(&result)
         .map_err(|e| CliError::new(format!("cannot serialize the result: {e}")))?;
     Ok(Report::json(&document, !result.is_error()))

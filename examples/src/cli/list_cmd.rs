@@ -5,6 +5,7 @@ use dsh_tools::{ToolDefinition, ToolSchemaWire};
 use dsh_tools_runtime::dialect::{Dialect, DialectOptions, render_tool};
 use serde_json::Value;
 
+use super::mcp_flag::{McpFlags, with_imported};
 use super::{CliError, Report};
 
 /// Arguments of `list`.
@@ -14,13 +15,18 @@ pub struct ListArgs {
     /// `anthropic` (default: `{name, description, parameters}`).
     #[arg(long, value_name = "DIALECT")]
     pub dialect: Option<Dialect>,
+    /// MCP servers whose tools are listed too.
+    #[command(flatten)]
+    pub mcp: McpFlags,
 }
 
-/// Prints `[{name, description, parameters}, …]` for every collected `#[tool]`, sorted by name,
-/// or the provider wire shapes of the same tools.
+/// Prints `[{name, description, parameters}, …]` for every collected `#[tool]` (and every
+/// imported MCP tool), sorted by name, or the provider wire shapes of the same tools.
 pub(super) fn run(args: ListArgs) -> Result<Report, CliError> {
-    let tools = dsh_tools::collected_tools()
+    let mut tools = dsh_tools::collected_tools()
         .map_err(|e| CliError::new(format!("cannot collect the tools: {e}")))?;
+    tools.extend(with_imported(&args.mcp)?);
+    tools.sort_by(|a, b| a.name().cmp(b.name()));
     let document = match args.dialect {
         None => {
             let schemas: Vec<ToolSchemaWire> = tools.iter().map(ToolDefinition::schema).collect();

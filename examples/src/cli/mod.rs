@@ -10,7 +10,12 @@
 //! dsh-tools sdk [ts-type [SCHEMA|-] | render [TOOLS|-]]  # the Code Mode SDK (TypeScript text)
 //! dsh-tools run [PROGRAM|-] [--json] [--yes]       # run a Code Mode program in QuickJS
 //! dsh-tools repl [--yes]                           # programs ending at a `.` line, one by one
+//! dsh-tools mcp serve [--http ADDR] [--yes]        # the example tools as an MCP server
 //! ```
+//!
+//! `list`, `call`, `run`, `sdk` and `repl` (and `mcp serve`) take `--mcp "COMMAND ARGS"`,
+//! repeatable: each starts a stdio MCP server and imports its tools as `mcp__s1__<tool>`,
+//! `mcp__s2__<tool>`, … (see [`McpFlags`]).
 //!
 //! Every command prints exactly one compact JSON document (and a newline) on stdout. The exit
 //! status is [`exit::OK`] (0) when the input is valid, [`exit::INVALID`] (1) when it is not, and
@@ -26,6 +31,8 @@ mod call_cmd;
 mod catalog_cmd;
 mod input;
 mod list_cmd;
+mod mcp_cmd;
+mod mcp_flag;
 mod repl_cmd;
 mod run_cmd;
 mod schema_cmd;
@@ -42,6 +49,8 @@ pub use call_cmd::{CallArgs, host_registry, host_registry_in};
 pub use catalog_cmd::{CatalogArgs, example_catalog};
 pub use input::Input;
 pub use list_cmd::ListArgs;
+pub use mcp_cmd::{McpArgs, McpCommand, McpServeArgs};
+pub use mcp_flag::{McpFlags, split_command};
 pub use repl_cmd::ReplArgs;
 pub use run_cmd::RunArgs;
 pub use schema_cmd::{
@@ -89,6 +98,8 @@ pub enum Command {
     Run(RunArgs),
     /// Type programs (each ending at a line holding only `.`) and see their output, again.
     Repl(ReplArgs),
+    /// The MCP bridge: serve the example tools as an MCP server.
+    Mcp(McpArgs),
 }
 
 impl Command {
@@ -103,6 +114,7 @@ impl Command {
             Self::Sdk(args) => sdk_cmd::run(args),
             Self::Run(args) => run_cmd::run(args),
             Self::Repl(args) => repl_cmd::run(args),
+            Self::Mcp(args) => mcp_cmd::run(args),
         }
     }
 }

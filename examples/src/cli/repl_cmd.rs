@@ -8,6 +8,7 @@ use std::io::{BufRead as _, IsTerminal as _, Write as _};
 
 use clap::Args;
 
+use super::mcp_flag::McpFlags;
 use super::run_cmd::{CodeHost, result_text};
 use super::{CliError, Report};
 
@@ -17,11 +18,14 @@ pub struct ReplArgs {
     /// Approve tool calls that ask for approval (writes, shell commands).
     #[arg(long)]
     pub yes: bool,
+    /// MCP servers whose tools programs can call too (`tools.mcp__s1__<tool>`, …).
+    #[command(flatten)]
+    pub mcp: McpFlags,
 }
 
 /// Reads programs until the end of input; prints each one's output.
 pub(super) fn run(args: ReplArgs) -> Result<Report, CliError> {
-    let mut host = CodeHost::new(args.yes)?;
+    let mut host = CodeHost::new(args.yes, &args.mcp)?;
     let interactive = std::io::stdin().is_terminal();
     let prompt = |first: bool| {
         if interactive {

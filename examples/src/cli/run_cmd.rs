@@ -15,6 +15,7 @@ use dsh_tools_runtime::code::{CodeDispatchEvent, CodeEventSink};
 use serde_json::json;
 
 use super::call_cmd::host_registry_in;
+use super::mcp_flag::McpFlags;
 use super::{CliError, Input, Report};
 
 /// Arguments of `run`.
@@ -28,6 +29,9 @@ pub struct RunArgs {
     /// Approve tool calls that ask for approval (writes, shell commands).
     #[arg(long)]
     pub yes: bool,
+    /// MCP servers whose tools programs can call too (`tools.mcp__s1__<tool>`, …).
+    #[command(flatten)]
+    pub mcp: McpFlags,
 }
 
 /// Collects the settled sub-calls for the dispatch log.
@@ -58,10 +62,12 @@ pub(super) struct CodeHost {
     registry: dsh_tools_runtime::ToolRegistry,
     log: Arc<DispatchLog>,
     runs: usize,
+    /// The imported MCP servers (their tools live as long as these).
+    _imports: Vec<dsh_tools_runtime::mcp::McpConnection>,
 }
 
 impl CodeHost {
-    pub(super) fn new(yes: bool) -> Result<Self, CliError> {
+    pub(super) fn new(yes: bool, mcp: &McpFlags) -> Result<Self, CliError> {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -72,11 +78,13 @@ impl CodeHost {
         registry.set_code_runtime(Arc::new(sandbox));
         let log = Arc::new(DispatchLog::default());
         registry.set_code_event_sink(log.clone());
+        let imports = runtime.block_on(mcp.import(&registry))?;
         Ok(Self {
             runtime,
             registry,
             log,
             runs: 0,
+            _imports: imports,
         })
     }
 
@@ -120,7 +128,7 @@ pub(super) fn result_text(result: &dsh_tools::exec::ToolExecutionResult) -> Stri
 pub(super) fn run(args: RunArgs) -> Result<Report, CliError> {
     let input = Input::new(args.program);
     let program = input.read_text()?;
-    let result = CodeHost::new(args.yes)?.run(program);
+    let result = CodeHost::new(args.yes, &args.mcp)?.run(program);
     let output = if args.json {
         serde_json::to_value(&result)
             .map_err(|e| CliError::new(format!("cannot serialize the result: {e}")))?

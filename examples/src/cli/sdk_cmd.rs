@@ -8,6 +8,7 @@ use dsh_tools_runtime::code::sdk::{SdkTool, json_schema_to_ts, render_tools_sdk,
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::mcp_flag::{McpFlags, with_imported};
 use super::{CliError, Input, Report};
 
 /// Arguments of `sdk`.
@@ -16,6 +17,9 @@ pub struct SdkArgs {
     /// What to print (the example tools' SDK section when left out).
     #[command(subcommand)]
     pub command: Option<SdkCommand>,
+    /// MCP servers whose tools join the example tools' SDK section.
+    #[command(flatten)]
+    pub mcp: McpFlags,
 }
 
 /// The `sdk` subcommands.
@@ -53,8 +57,9 @@ fn any_value() -> Value {
 pub(super) fn run(args: SdkArgs) -> Result<Report, CliError> {
     let text = match args.command {
         None => {
-            let tools = dsh_tools::collected_tools()
+            let mut tools = dsh_tools::collected_tools()
                 .map_err(|e| CliError::new(format!("cannot collect the tools: {e}")))?;
+            tools.extend(with_imported(&args.mcp)?);
             let sdk: Vec<SdkTool> = tools.iter().map(sdk_tool_from).collect();
             render_tools_sdk(&sdk)
         }

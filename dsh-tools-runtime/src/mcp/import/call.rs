@@ -1,0 +1,103 @@
+//! One `tools/call` to the server, bounded by the per-call timeout and the execution's
+//! cancellation (REFERENCE §11.5).
+
+use std::time::Duration;
+
+use dsh_tools::{ErrorInfo, ToolError};
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientRequest, ServerResult,
+};
+use rmcp::service::{Peer, PeerRequestOptions, RoleClient, ServiceError};
+use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
+
+/// What a call needs to reach its server.
+#[derive(Debug, Clone)]
+pub(crate) struct CallLink {
+    pub(crate) server: String,
+    pub(crate) peer: Peer<RoleClient>,
+    pub(crate) timeout: Duration,
+}
+
+impl CallLink {
+    /// Sends `tools/call {name: raw, arguments}` and returns the raw result object.
+    ///
+    /// When `cancel` fires first the request is abandoned with a `notifications/cancelled` and
+    /// the call fails as `ABORTED`; when the timeout passes first, likewise with a timeout
+    /// message.
+    pub(crate) async fn call(
+        &self,
+        raw: &str,
+        arguments: Map<String, Value>,
+        cancel: &CancellationToken,
+    ) -> Result<Value, ToolError> {
+        let params = CallToolRequestParams::new(raw.to_owned()).with_arguments(arguments);
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        let send = self
+            .peer
+            .send_request_with_option(request, PeerRequestOptions::no_options());
+        let handle = tokio::select! {
+            biased;
+            () = cancel.cancelled() => return Err(aborted()),
+            handle = send => handle.map_err(|e| self.failure(raw, &e))?,
+        };
+        let id = handle.id.clone();
+        let response = handle.await_response();
+        let (reason, error) = tokio::select! {
+            biased;
+            response = response => return self.result(raw, response),
+            () = cancel.cancelled() => ("tool call aborted".to_owned(), aborted()),
+            () = tokio::time::sleep(self.timeout) => {
+                let ms = self.timeout.as_millis();
+                let message = format!(
+                    "mcp-client({}): tools/call \"{raw}\" timed out after {ms}ms",
+                    self.server
+                );
+                (format!("request timed out after {ms}ms"), ToolError::msg(message))
+            }
+        };
+        // Tell the server to stop; this also forgets the pending request on our side.
+        let notice = CancelledNotificationParam::new(Some(id), Some(reason));
+        let _ = self.peer.notify_cancelled(notice).await;
+        Err(error)
+    }
+
+    fn result(
+        &self,
+        raw: &str,
+        response: Result<ServerResult, ServiceError>,
+    ) -> Result<Value, ToolError> {
+        let value = match response.map_err(|e| self.failure(raw, &e))? {
+            ServerResult::CallToolResult(result) => serde_json::to_value(result),
+            ServerResult::CustomResult(custom) => Ok(custom.0),
+            ServerResult::EmptyResult(_) => Ok(Value::Object(Map::new())),
+            _ => {
+                return Err(ToolError::msg(format!(
+                    "Tool \"{raw}\" returned an invalid MCP result: not a tools/call result"
+                )));
+            }
+        };
+        value.map_err(|e| {
+            ToolError::msg(format!(
+                "Tool \"{raw}\" returned an invalid MCP result: {e}"
+            ))
+        })
+    }
+
+    fn failure(&self, raw: &str, error: &ServiceError) -> ToolError {
+        match error {
+            ServiceError::McpError(data) => {
+                ToolError::msg(format!("MCP error {}: {}", data.code.0, data.message))
+            }
+            other => ToolError::msg(format!(
+                "mcp-client({}): tools/call \"{raw}\" failed: {other}",
+                self.server
+            )),
+        }
+    }
+}
+
+/// The registry's `ABORTED` failure: the caller cancelled while the server was working.
+fn aborted() -> ToolError {
+    ToolError::with_info("tool call aborted", ErrorInfo::new("AbortError", "ABORTED"))
+}

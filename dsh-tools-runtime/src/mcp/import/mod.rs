@@ -1,0 +1,296 @@
+//! Import: an MCP server's tools as raw tools of a registry (REFERENCE §11).
+
+mod call;
+mod client;
+mod names;
+mod sync;
+mod tap;
+mod tool;
+
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+
+use rmcp::service::{RoleClient, RunningService};
+use rmcp::transport::IntoTransport;
+use rmcp::transport::StreamableHttpClientTransport;
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::sync::{Notify, watch};
+
+use self::call::CallLink;
+use self::client::ImportClient;
+use self::names::NameClaim;
+use self::sync::Syncer;
+use self::tap::{TapReader, TaskSupport};
+use crate::mcp::{McpError, is_valid_server_name};
+use crate::registry::{Scope, ToolRegistry};
+
+/// One imported tool: its public (model-facing) name and the server's own name for it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ImportedTool {
+    /// `mcp__<server>__<raw>` (normalised, see [`public_tool_name`](crate::mcp::public_tool_name)).
+    pub public_name: String,
+    /// The name the server listed (what goes on the wire).
+    pub raw_name: String,
+}
+
+/// Options for importing MCP servers' tools into a registry; `connect_*` opens one connection.
+///
+/// Each listed tool becomes a raw tool named `mcp__<server>__<tool>` whose parameters are the
+/// server's input schema verbatim and whose body calls the server (REFERENCE §11). The
+/// connection re-syncs when the server sends `notifications/tools/list_changed`, and its tools
+/// are unregistered when the returned [`McpConnection`] is closed or dropped.
+///
+/// ```no_run
+/// use dsh_tools_runtime::ToolRegistry;
+/// use dsh_tools_runtime::mcp::McpImport;
+///
+/// # async fn demo() -> Result<(), dsh_tools_runtime::mcp::McpError> {
+/// let registry = ToolRegistry::new();
+/// let mut command = tokio::process::Command::new("npx");
+/// command.args(["-y", "@modelcontextprotocol/server-filesystem", "/tmp"]);
+/// let fs = McpImport::new(&registry).connect_stdio("fs", command).await?;
+/// assert!(registry.get("mcp__fs__read_text_file", None).is_some());
+/// fs.close().await;
+/// assert!(registry.get("mcp__fs__read_text_file", None).is_none());
+/// # Ok(()) }
+/// ```
+#[derive(Debug, Clone)]
+pub struct McpImport {
+    registry: ToolRegistry,
+    scope: Option<Scope>,
+    call_timeout: Duration,
+}
+
+impl McpImport {
+    /// The default per-call timeout: 60 000 ms.
+    pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_millis(60_000);
+
+    /// Imports into `registry`'s global layer, with the default call timeout.
+    pub fn new(registry: &ToolRegistry) -> Self {
+        Self {
+            registry: registry.clone(),
+            scope: None,
+            call_timeout: Self::DEFAULT_CALL_TIMEOUT,
+        }
+    }
+
+    /// Registers the tools in `scope` instead (visible to that agent and its descendants).
+    pub fn into_scope(mut self, scope: &Scope) -> Self {
+        self.registry = scope.registry().clone();
+        self.scope = Some(scope.clone());
+        self
+    }
+
+    /// How long one `tools/call` may take before it is cancelled and fails.
+    pub fn call_timeout(mut self, timeout: Duration) -> Self {
+        self.call_timeout = timeout;
+        self
+    }
+
+    /// Starts `command` (stdin and stdout become the MCP channel; stderr is left as the
+    /// command has it) and imports the server's tools. The process is killed when the
+    /// connection closes.
+    pub async fn connect_stdio(
+        &self,
+        server_name: &str,
+        command: impl Into<tokio::process::Command>,
+    ) -> Result<McpConnection, McpError> {
+        let claim = self.claim(server_name)?;
+        let mut command: tokio::process::Command = command.into();
+        command
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .kill_on_drop(true);
+        let spawn_error = |message: String| McpError::Spawn {
+            server: server_name.to_owned(),
+            message,
+        };
+        let mut child = command.spawn().map_err(|e| spawn_error(e.to_string()))?;
+        let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
+            return Err(spawn_error("no stdio pipes".to_owned()));
+        };
+        let support = TaskSupport::default();
+        let reader = TapReader::new(stdout, support.clone());
+        self.connect(claim, server_name, (reader, stdin), support, Some(child))
+            .await
+    }
+
+    /// Connects to a streamable-HTTP MCP endpoint (`http://…`) and imports its tools.
+    ///
+    /// Over HTTP the `execution.taskSupport` declaration of listed tools is not visible (rmcp
+    /// decodes the listing before we see it), so task-required tools are called like others
+    /// and fail with the server's own error.
+    pub async fn connect_http(
+        &self,
+        server_name: &str,
+        url: &str,
+    ) -> Result<McpConnection, McpError> {
+        let claim = self.claim(server_name)?;
+        let transport = StreamableHttpClientTransport::from_uri(url.to_owned());
+        self.connect(claim, server_name, transport, TaskSupport::default(), None)
+            .await
+    }
+
+    /// Speaks MCP over any byte stream pair (newline-delimited JSON-RPC), e.g. an in-process
+    /// pipe or a socket, and imports the server's tools.
+    pub async fn connect_io<R, W>(
+        &self,
+        server_name: &str,
+        reader: R,
+        writer: W,
+    ) -> Result<McpConnection, McpError>
+    where
+        R: AsyncRead + Send + Unpin + 'static,
+        W: AsyncWrite + Send + Unpin + 'static,
+    {
+        let claim = self.claim(server_name)?;
+        let support = TaskSupport::default();
+        let reader = TapReader::new(reader, support.clone());
+        self.connect(claim, server_name, (reader, writer), support, None)
+            .await
+    }
+
+    fn claim(&self, server_name: &str) -> Result<NameClaim, McpError> {
+        if !is_valid_server_name(server_name) {
+            return Err(McpError::InvalidServerName(server_name.to_owned()));
+        }
+        let registry = Arc::as_ptr(&self.registry.inner) as usize;
+        NameClaim::claim(registry, server_name)
+            .ok_or_else(|| McpError::ServerNameInUse(server_name.to_owned()))
+    }
+
+    async fn connect<T, E, A>(
+        &self,
+        claim: NameClaim,
+        server_name: &str,
+        transport: T,
+        task_support: TaskSupport,
+        child: Option<tokio::process::Child>,
+    ) -> Result<McpConnection, McpError>
+    where
+        T: IntoTransport<RoleClient, E, A>,
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        let client = ImportClient::default();
+        let list_changed = Arc::clone(&client.list_changed);
+        let service =
+            rmcp::serve_client(client, transport)
+                .await
+                .map_err(|e| McpError::Connect {
+                    server: server_name.to_owned(),
+                    message: e.to_string(),
+                })?;
+        // A re-sync must see the server's list as it is now, never a cached copy.
+        service
+            .peer()
+            .set_response_cache_config(rmcp::service::ClientCacheConfig::disabled())
+            .await;
+        let link = CallLink {
+            server: server_name.to_owned(),
+            peer: service.peer().clone(),
+            timeout: self.call_timeout,
+        };
+        let syncer = Arc::new(Syncer::new(
+            server_name.to_owned(),
+            self.registry.clone(),
+            self.scope.as_ref().map(Scope::id),
+            link,
+            task_support,
+        ));
+        if let Err(error) = syncer.sync().await {
+            syncer.close();
+            let _ = service.cancel().await;
+            return Err(error);
+        }
+        let worker = tokio::spawn(resync_worker(Arc::downgrade(&syncer), list_changed));
+        Ok(McpConnection {
+            syncer,
+            service: Some(service),
+            worker,
+            child,
+            _claim: claim,
+        })
+    }
+}
+
+/// Re-syncs after each (coalesced) `tools/list_changed`; failures are logged and keep (or,
+/// for registry conflicts, clear) the generation as [`Syncer::sync`] describes.
+async fn resync_worker(syncer: Weak<Syncer>, list_changed: Arc<Notify>) {
+    loop {
+        list_changed.notified().await;
+        let Some(syncer) = syncer.upgrade() else {
+            return;
+        };
+        if let Err(error) = syncer.sync().await {
+            tracing::warn!(server = %syncer.server, "re-sync after tools/list_changed failed: {error}");
+        }
+    }
+}
+
+/// A live import: owns the MCP connection (and the server process for stdio) and the
+/// registrations of the current generation of tools.
+///
+/// [`McpConnection::close`] (or dropping the handle) unregisters the tools, ends the session
+/// and stops the server process.
+pub struct McpConnection {
+    syncer: Arc<Syncer>,
+    service: Option<RunningService<RoleClient, ImportClient>>,
+    worker: tokio::task::JoinHandle<()>,
+    child: Option<tokio::process::Child>,
+    _claim: NameClaim,
+}
+
+impl std::fmt::Debug for McpConnection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpConnection")
+            .field("server", &self.syncer.server)
+            .field("tools", &self.tools())
+            .finish_non_exhaustive()
+    }
+}
+
+impl McpConnection {
+    /// The server name (the `<server>` of the public names).
+    pub fn server_name(&self) -> &str {
+        &self.syncer.server
+    }
+
+    /// The tools of the live generation, in listing order.
+    pub fn tools(&self) -> Vec<ImportedTool> {
+        self.syncer.tools()
+    }
+
+    /// Fetches the tool list again and swaps it in (what a `tools/list_changed` triggers).
+    ///
+    /// A fetch failure (or a duplicate name) keeps the previous generation and returns the
+    /// error; a registry conflict leaves none of this server's tools registered.
+    pub async fn resync(&self) -> Result<Vec<ImportedTool>, McpError> {
+        self.syncer.sync().await
+    }
+
+    /// The number of finished syncs (the initial one included), updated after each — wait on
+    /// it to observe a re-sync triggered by the server.
+    pub fn syncs(&self) -> watch::Receiver<u64> {
+        self.syncer.watch()
+    }
+
+    /// Unregisters the tools, ends the MCP session and stops the server process.
+    pub async fn close(mut self) {
+        self.syncer.close();
+        self.worker.abort();
+        if let Some(service) = self.service.take() {
+            let _ = service.cancel().await;
+        }
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill().await;
+        }
+    }
+}
+
+impl Drop for McpConnection {
+    fn drop(&mut self) {
+        self.syncer.close();
+        self.worker.abort();
+        // The service cancels itself when dropped; the child is killed on drop.
+    }
+}

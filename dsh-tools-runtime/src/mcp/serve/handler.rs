@@ -1,0 +1,72 @@
+//! The `ServerHandler`: `tools/list` from a scope's view, `tools/call` through the pipeline.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use dsh_tools::exec::{ScopeId, ToolExecutionInput};
+use rmcp::ServerHandler;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use serde_json::Value;
+
+use super::wire::{declares_object_output, mcp_result, mcp_tool};
+use crate::registry::ToolRegistry;
+
+/// One served view of a registry. Cheap to clone (one session each).
+#[derive(Debug, Clone)]
+pub(crate) struct RegistryHandler {
+    pub(crate) registry: ToolRegistry,
+    /// Whose view is listed: `None` = the global view.
+    pub(crate) view: Option<ScopeId>,
+    /// The agent calls run as (so an `ask` can reach the approval service).
+    pub(crate) agent: ScopeId,
+    pub(crate) info: Arc<Implementation>,
+    pub(crate) calls: Arc<AtomicU64>,
+}
+
+impl ServerHandler for RegistryHandler {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info((*self.info).clone())
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, rmcp::ErrorData> {
+        let tools = self
+            .registry
+            .visible(self.view)
+            .iter()
+            .map(mcp_tool)
+            .collect();
+        Ok(ListToolsResult::with_all_items(tools))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, rmcp::ErrorData> {
+        let n = self.calls.fetch_add(1, Ordering::Relaxed) + 1;
+        let arguments = request
+            .arguments
+            .map(Value::Object)
+            .unwrap_or_else(|| Value::Object(Default::default()));
+        let mut input =
+            ToolExecutionInput::new(format!("mcp-{n}"), request.name.to_string(), arguments);
+        input.agent = Some(self.agent);
+        // `notifications/cancelled` for this request cancels `context.ct`.
+        input.cancel = context.ct.child_token();
+        let structured = self
+            .registry
+            .get(&input.name, Some(self.agent))
+            .is_some_and(|def| declares_object_output(&def));
+        let result = self.registry.execute(input).await;
+        Ok(CallToolResponse::Complete(mcp_result(&result, structured)))
+    }
+}

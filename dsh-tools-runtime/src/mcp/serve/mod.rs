@@ -1,0 +1,132 @@
+//! Serve: a registry (or one scope's view of it) as an MCP server.
+
+mod handler;
+mod http;
+mod wire;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+
+use rmcp::model::Implementation;
+use tokio::io::{AsyncRead, AsyncWrite};
+
+use self::handler::RegistryHandler;
+pub use self::http::McpHttpServer;
+pub use self::wire::mcp_input_schema;
+use crate::mcp::McpError;
+use crate::registry::{Scope, ToolRegistry};
+
+/// An MCP server over a registry: `tools/list` lists the visible tools of the served view and
+/// `tools/call` runs the call through [`ToolRegistry::execute`] — policies, guards, approval and
+/// timeouts apply, and every outcome (bad arguments and unknown tools included) is an
+/// `isError` result with the model-readable text, never a protocol error.
+///
+/// Listings use the MCP dialect ([`mcp_input_schema`]), carry `outputSchema` for tools with an
+/// object output schema (whose successes then carry `structuredContent` = the value), and the
+/// tools' annotations. Each call gets a fresh call id (`mcp-<n>`); `notifications/cancelled`
+/// cancels the execution.
+///
+/// Calls run as an agent: the served scope, or (serving the global view) a scope of the
+/// server's own, so that an `ask` policy can route to the registry's approval service.
+///
+/// ```
+/// use dsh_tools::ToolDefinition;
+/// use dsh_tools_runtime::ToolRegistry;
+/// use dsh_tools_runtime::mcp::McpServer;
+///
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// let registry = ToolRegistry::new();
+/// registry.register(ToolDefinition::builder("ping").description("Answer pong.")
+///     .execute(|_, _| async { Ok(serde_json::json!("pong")) }).build().unwrap()).unwrap().keep();
+/// let server = McpServer::new(&registry).serve_http("127.0.0.1:0".parse().unwrap()).await.unwrap();
+/// assert!(server.url().starts_with("http://127.0.0.1:"));
+/// server.shutdown().await;
+/// # });
+/// ```
+#[derive(Debug, Clone)]
+pub struct McpServer {
+    registry: ToolRegistry,
+    scope: Option<Scope>,
+    info: Implementation,
+}
+
+impl McpServer {
+    /// Serves the registry's global view.
+    pub fn new(registry: &ToolRegistry) -> Self {
+        Self {
+            registry: registry.clone(),
+            scope: None,
+            info: Implementation::new("dsh-tools", env!("CARGO_PKG_VERSION")),
+        }
+    }
+
+    /// Serves what `scope` sees; calls run as that agent.
+    pub fn for_scope(scope: &Scope) -> Self {
+        Self {
+            scope: Some(scope.clone()),
+            ..Self::new(scope.registry())
+        }
+    }
+
+    /// The name and version announced in the handshake (default `dsh-tools` and this crate's
+    /// version).
+    pub fn with_server_info(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
+        self.info = Implementation::new(name.into(), version.into());
+        self
+    }
+
+    fn handler(&self) -> RegistryHandler {
+        let (view, agent) = match &self.scope {
+            Some(scope) => (Some(scope.id()), scope.id()),
+            None => (None, self.registry.scope().id()),
+        };
+        RegistryHandler {
+            registry: self.registry.clone(),
+            view,
+            agent,
+            info: Arc::new(self.info.clone()),
+            calls: Arc::new(AtomicU64::new(0)),
+        }
+    }
+
+    /// Serves one session over this process's stdin and stdout, until the client disconnects.
+    pub async fn serve_stdio(&self) -> Result<(), McpError> {
+        self.serve_io(tokio::io::stdin(), tokio::io::stdout()).await
+    }
+
+    /// Serves one session over a byte stream pair (newline-delimited JSON-RPC), until the
+    /// client disconnects.
+    pub async fn serve_io<R, W>(&self, reader: R, writer: W) -> Result<(), McpError>
+    where
+        R: AsyncRead + Send + Unpin + 'static,
+        W: AsyncWrite + Send + Unpin + 'static,
+    {
+        let running = rmcp::serve_server(self.handler(), (reader, writer))
+            .await
+            .map_err(|e| McpError::Serve(e.to_string()))?;
+        running
+            .waiting()
+            .await
+            .map_err(|e| McpError::Serve(e.to_string()))?;
+        Ok(())
+    }
+
+    /// Serves streamable HTTP on `addr` (use `127.0.0.1:0` for a free loopback port) until the
+    /// returned server is shut down or dropped. Any request path is the MCP endpoint.
+    ///
+    /// Requests must name a loopback `Host` (`localhost`, `127.0.0.1`, `::1`), which guards
+    /// a local server against DNS rebinding; [`McpServer::serve_http_for_hosts`] allows others.
+    pub async fn serve_http(&self, addr: SocketAddr) -> Result<McpHttpServer, McpError> {
+        http::serve(self.handler(), addr, None).await
+    }
+
+    /// [`McpServer::serve_http`] accepting these `Host` names (or `host:port` authorities).
+    pub async fn serve_http_for_hosts(
+        &self,
+        addr: SocketAddr,
+        allowed_hosts: Vec<String>,
+    ) -> Result<McpHttpServer, McpError> {
+        http::serve(self.handler(), addr, Some(allowed_hosts)).await
+    }
+}
