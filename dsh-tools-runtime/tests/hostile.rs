@@ -1,18 +1,22 @@
 //! Hostile programs (`tests/sandbox/hostile/*.ts`, one file per class), run in a child process.
 //!
-//! Each file starts with `// expect: <kind>[: <message prefix>]` and may add
+//! Each file starts with `// expect: <kind>[: <message prefix>]`, and may add
 //! `// limits: cpu=<ms>ms wall=<ms>ms memory=<bytes> output=<bytes>` over the corpus defaults
-//! ([`corpus_config`]), and `// abandons: …` when its run must end by abandoning its sandbox
-//! thread (a native operation the interrupt handler never reaches): such files run last, and
-//! their thread must still be running when the outcome arrives. The child (this test binary re-invoked on the ignored test
-//! [`hostile_corpus_child`]) runs every file in turn and checks that each ends in its named
-//! outcome within its limit + 250 ms — the compute budget for a budget timeout (measured as the
-//! process's CPU time, as the budget is: on a loaded machine a spinning program's wall time
-//! stretches, its CPU time does not), the wall-clock ceiling, in wall time, for everything else
-//! — that every sandbox thread, abandoned ones included, ends
-//! afterwards, and that `Object.getOwnPropertyNames(globalThis)` is still exactly the allow-list
-//! in a fresh run of the runtime the corpus used. The parent checks the child's exit status: the
-//! host process survived every program.
+//! ([`corpus_config`]) and `// abandons: …` when its run must end by abandoning its sandbox
+//! thread (a native operation the interrupt handler never reaches).
+//!
+//! The parent test re-invokes this test binary on the ignored test [`hostile_corpus_child`] and
+//! checks its exit status: the host process survived every program. The child runs the files in
+//! turn (those that abandon a thread last) and checks that each
+//! - ends in its named outcome kind, with its message prefix;
+//! - within its limit + 250 ms: the compute budget for a budget timeout, measured in the
+//!   process's CPU time as the budget itself is (on a loaded machine a spinning program's wall
+//!   time stretches, its CPU time does not); the wall-clock ceiling, in wall time, otherwise;
+//! - leaves no sandbox thread behind (or, for an abandoning file, leaves its thread running);
+//!
+//! and that a fresh run of the runtime most files used still sees exactly the allow-list
+//! (`Object.getOwnPropertyNames(globalThis)`). The parent records the slowest termination
+//! against its limit.
 #![cfg(feature = "code-mode")]
 #![allow(missing_docs, unreachable_pub, reason = "test helpers")]
 

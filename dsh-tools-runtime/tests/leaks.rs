@@ -5,6 +5,14 @@
 //!
 //! Its own test binary, so no other test allocates while the resident set is measured.
 #![cfg(feature = "code-mode")]
+#![allow(missing_docs, unreachable_pub, reason = "test helpers")]
+
+#[path = "sandbox/support.rs"]
+#[allow(
+    dead_code,
+    reason = "the sandbox tests' helpers; this binary uses the drop probe"
+)]
+mod support;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -15,34 +23,21 @@ use dsh_tools::exec::ToolExecutionInput;
 use dsh_tools_runtime::code::{QuickJsConfig, QuickJsRuntime};
 use dsh_tools_runtime::{PresentationMode, RegistryConfig, ToolRegistry};
 use serde_json::json;
+use support::Probe;
 
 const WARM_UP: usize = 1_000;
 const RUNS: usize = 10_000;
 const MIB: i64 = 1 << 20;
 
-/// Counts live instances.
-struct Probe(Arc<AtomicUsize>);
-
-impl Probe {
-    fn new(live: &Arc<AtomicUsize>) -> Self {
-        live.fetch_add(1, Ordering::SeqCst);
-        Self(Arc::clone(live))
-    }
-}
-
-impl Drop for Probe {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::SeqCst);
-    }
-}
-
 /// A tool whose closure holds one probe and whose every call's future holds another.
 fn probed_tool(live: &Arc<AtomicUsize>) -> ToolDefinition {
     let held = Probe::new(live);
+    let live = Arc::clone(live);
     ToolDefinition::builder("probe")
         .description("Echoes with drop probes.")
         .execute(move |args, _ctx| {
-            let in_flight = Probe::new(&held.0);
+            let _held = &held;
+            let in_flight = Probe::new(&live);
             async move {
                 let _in_flight = in_flight;
                 Ok(args["n"].clone())
