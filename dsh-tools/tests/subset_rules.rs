@@ -1121,12 +1121,8 @@ mod generated {
         })
     }
 
-    fn value(with_negative_zero: bool) -> impl Strategy<Value = Value> {
-        let zero = if with_negative_zero {
-            neg_zero()
-        } else {
-            json!(0)
-        };
+    fn value() -> impl Strategy<Value = Value> {
+        let zero = neg_zero();
         let leaf = prop_oneof![
             Just(json!(null)),
             any::<bool>().prop_map(Value::from),
@@ -1149,19 +1145,14 @@ mod generated {
 
         /// `validate_value`, `CompiledSchema::validate` and `CompiledSchema::is_valid` agree.
         #[test]
-        fn every_entry_point_agrees(schema in schema(), value in value(true)) {
+        fn every_entry_point_agrees(schema in schema(), value in value()) {
             let compiled = CompiledSchema::compile(&schema, Vocabulary::Parameters);
             prop_assert!(compiled.is_ok(), "{schema} rejected: {:?}", compiled.err());
             let _ = check(&schema, &value, "v");
         }
 
-        /// Against the `jsonschema` crate (lossless values: it accepts `-0.0`, we do not).
-        #[test]
-        fn agrees_with_the_jsonschema_crate(schema in schema(), value in value(false)) {
-            let theirs = jsonschema::validator_for(&schema).expect("valid draft 2020-12 schema");
-            let ours = CompiledSchema::compile(&schema, Vocabulary::Parameters).expect("supported");
-            prop_assert_eq!(ours.is_valid(&value), theirs.is_valid(&value), "schema {} value {}", schema, value);
-        }
+        // The differential against the `jsonschema` crate is `tests/differential.rs` (10,000
+        // cases, shaped values, the documented exclusions as predicates).
     }
 }
 

@@ -18,7 +18,7 @@
 //! and later runs are unaffected: the sandbox is dropped with its run. The wall clock and
 //! cancellation are also enforced from outside the engine: a thread stuck in a native
 //! operation the interrupt handler does not reach is abandoned after a short grace period
-//! (250 ms) and rejoins the pool when it ends.
+//! (200 ms) and rejoins the pool when it ends.
 //!
 //! # Binding calls
 //!

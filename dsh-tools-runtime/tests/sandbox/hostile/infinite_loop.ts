@@ -1,0 +1,2 @@
+// expect: timeout: compute budget exhausted (300ms of CPU time)
+while (true) {}
