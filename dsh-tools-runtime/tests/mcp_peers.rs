@@ -270,3 +270,72 @@ async fn everything_reports_whether_it_pages_and_the_import_gets_every_tool() {
         .await;
     assert!(text_of(&sum).contains('5'), "{}", text_of(&sum));
 }
+
+/// Imported tools are ordinary tools to Code Mode: the SDK declares them (hyphenated names
+/// quoted), and a program's `tools[...]` calls reach the real server through the pipeline, each
+/// resolving with the server's `{content, structuredContent?}` — image data included, which the
+/// model-facing text leaves out — and a refused call rejects with `ToolCallError`.
+#[cfg(feature = "code-mode")]
+#[tokio::test]
+async fn everything_tools_are_called_from_a_code_mode_program() {
+    use std::sync::Arc;
+
+    use dsh_tools_runtime::code::{QuickJsConfig, QuickJsRuntime};
+    use dsh_tools_runtime::{PresentationMode, RegistryConfig};
+
+    let registry = ToolRegistry::with_config(RegistryConfig {
+        mode: PresentationMode::Code,
+        ..RegistryConfig::default()
+    });
+    registry.set_code_runtime(Arc::new(
+        QuickJsRuntime::new(QuickJsConfig::default()).unwrap(),
+    ));
+    let Some(_ev) = everything(&McpImport::new(&registry)).await else {
+        return;
+    };
+    let prompt = registry.prompt(None).unwrap();
+    let sdk = &prompt
+        .sections
+        .iter()
+        .find(|s| s.name == "tools:sdk")
+        .unwrap()
+        .text;
+    assert!(sdk.contains("\"mcp__ev__get-sum\": {"), "{sdk}");
+    assert!(sdk.contains("mcp__ev__echo: {"), "{sdk}");
+
+    let program = r#"
+const text = (r: { content: JsonValue[] }) => (r.content[0] as { text: string }).text;
+const [echo, sum, image] = await Promise.all([
+  tools.mcp__ev__echo({ message: "from QuickJS" }),
+  tools["mcp__ev__get-sum"]({ a: 2, b: 40 }),
+  tools["mcp__ev__get-tiny-image"]({}),
+]);
+const png = image.content.find((b) => (b as { type: string }).type === "image") as { mimeType: string; data: string };
+let refused = "";
+try {
+  await tools["mcp__ev__get-sum"]({ a: "two", b: 40 } as never);
+} catch (e) {
+  refused = (e as ToolCallError).toolName + ": " + (e as ToolCallError).message;
+}
+return { echo: text(echo), sum: text(sum), mime: png.mimeType, hasData: png.data.length > 100, refused };
+"#;
+    let result = registry
+        .execute(call(
+            "run_code",
+            json!({"code": program, "description": "Call server-everything"}),
+        ))
+        .await;
+    assert!(!result.is_error(), "{}", text_of(&result));
+    let value = &result.value().unwrap()["result"];
+    assert_eq!(value["echo"], "Echo: from QuickJS", "{value}");
+    assert_eq!(value["sum"], "The sum of 2 and 40 is 42.", "{value}");
+    assert_eq!(value["mime"], "image/png", "{value}");
+    assert_eq!(value["hasData"], true, "{value}");
+    let refused = value["refused"].as_str().unwrap();
+    // The server's zod schema (`$schema`: draft-07) is outside the supported subset, so the
+    // server validates: its refusal rejects the call with the tool's name and message.
+    assert!(
+        refused.starts_with("mcp__ev__get-sum: ") && refused.contains("expected number"),
+        "{refused}"
+    );
+}
