@@ -295,12 +295,13 @@ fn sandbox(building: &Building<'_>, waker: &Arc<ThreadWaker>) -> bool {
         return false;
     };
     // Measured before the context (and its garbage) is freed: out of memory, rendering the
-    // thrown value may have failed too.
-    let usage = runtime.memory_usage().malloc_size.max(0) as usize;
+    // thrown value may have failed too. Only then: the measurement walks the whole heap.
+    let near_limit = || {
+        let usage = runtime.memory_usage().malloc_size.max(0) as usize;
+        usage + 256 * 1024 > config.memory_limit_bytes
+    };
     let outcome = match outcome {
-        Outcome::Error(error)
-            if error.message == UNRENDERABLE && usage + 256 * 1024 > config.memory_limit_bytes =>
-        {
+        Outcome::Error(error) if error.message == UNRENDERABLE && near_limit() => {
             Outcome::Error(errors::memory_limit(budgets))
         }
         outcome => outcome,
