@@ -9,8 +9,7 @@
 //! so any MCP client can start it, e.g. the inspector:
 //! `npx @modelcontextprotocol/inspector --cli cargo run -q -p dsh-tools-examples --example
 //! mcp_server --method tools/list`. With `--http ADDR` it prints the endpoint URL and serves
-//! until stopped (bind loopback; the server refuses requests whose `Host` is not the bound
-//! address).
+//! until stopped (bind loopback: requests must name a loopback `Host`, against DNS rebinding).
 //!
 //! What a client sees: `tools/list` carries each tool's input schema (MCP dialect), its output
 //! schema and annotations (`read_only` → `readOnlyHint`, `destructive` → `destructiveHint`);
