@@ -1,5 +1,6 @@
 //! SDK emission (`render_tools_sdk`) for 10, 200 and 2,000 generated tools, and one
-//! `json_schema_to_ts` call.
+//! `json_schema_to_ts` call; and the same 200 tools' prompt from a registry, where the SDK text is
+//! cached per scope and tool-set generation (what a host pays per model turn).
 //!
 //! The generated tools mix the shapes real tool sets have: half are typed Rust tools (optional
 //! integers as `oneOf [integer with bounds, null]`, outside the reference subset), half are
@@ -10,8 +11,13 @@
 
 use std::hint::black_box;
 
+use std::sync::Arc;
+
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use dsh_tools::ToolDefinition;
 use dsh_tools_runtime::code::sdk::{SdkTool, json_schema_to_ts, render_tools_sdk};
+use dsh_tools_runtime::code::{QuickJsConfig, QuickJsRuntime};
+use dsh_tools_runtime::{PresentationMode, RegistryConfig, ToolRegistry};
 use serde_json::{Value, json};
 
 fn rust_style(i: usize) -> Value {
@@ -95,6 +101,31 @@ fn bench_sdk(c: &mut Criterion) {
     let schema = mcp_style(1);
     c.bench_function("json_schema_to_ts/mcp-style schema", |b| {
         b.iter(|| json_schema_to_ts(black_box(&schema), 1))
+    });
+
+    // The same 200 tools in a Code Mode registry: the first prompt renders the SDK, later ones
+    // reuse the text until the tool set changes.
+    let registry = ToolRegistry::with_config(RegistryConfig {
+        mode: PresentationMode::Code,
+        ..RegistryConfig::default()
+    });
+    registry.set_code_runtime(Arc::new(
+        QuickJsRuntime::new(QuickJsConfig::default()).expect("a valid config"),
+    ));
+    for tool in tools(200) {
+        let definition = ToolDefinition::builder(tool.name)
+            .description(tool.description)
+            .raw_parameters(tool.parameters)
+            .output_json(tool.output)
+            .execute(|_, _| async { Ok(Value::Null) })
+            .build()
+            .expect("a valid tool");
+        registry.register(definition).expect("registered").keep();
+    }
+    let first = registry.prompt(None).expect("a code runtime is mounted");
+    assert!(first.sections.iter().any(|s| s.name == "tools:sdk"));
+    c.bench_function("registry_prompt_cached/200 tools", |b| {
+        b.iter(|| registry.prompt(black_box(None)).expect("a prompt"))
     });
 }
 
