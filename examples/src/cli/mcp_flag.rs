@@ -16,7 +16,7 @@ use super::CliError;
 #[derive(Debug, Clone, Default, Args)]
 pub struct McpFlags {
     /// Import the tools of a stdio MCP server, e.g. `--mcp "node server.js /tmp"` (repeatable;
-    /// the servers are named s1, s2, … so their tools are mcp__s1__<tool>, …).
+    /// the servers are named s1, s2, … so their tools are mcp__s1__TOOL, …).
     #[arg(long = "mcp", value_name = "COMMAND ARGS")]
     pub servers: Vec<String>,
 }
