@@ -148,3 +148,75 @@ async fn run_deploy_like(registry: &ToolRegistry) -> ToolExecutionResult {
     );
     registry.execute(input).await
 }
+
+/// A code-mode registry on QuickJS with a 100 ms compute budget and a 5 s wall clock, holding
+/// `crunch`: a tool whose body spins for 60 ms of CPU time without yielding and reports the
+/// name of the thread it ran on.
+fn crunching_registry() -> ToolRegistry {
+    let registry = ToolRegistry::with_config(RegistryConfig {
+        mode: PresentationMode::Code,
+        ..RegistryConfig::default()
+    });
+    let crunch = ToolDefinition::builder("crunch")
+        .description("Spins the CPU for a while.")
+        .execute(|_, _| async {
+            let start = std::time::Instant::now();
+            let mut x = 0u64;
+            while start.elapsed() < Duration::from_millis(60) {
+                x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(7));
+            }
+            let thread = std::thread::current().name().unwrap_or("").to_owned();
+            Ok(json!({ "thread": thread }))
+        })
+        .build()
+        .unwrap();
+    registry.register(crunch).unwrap().keep();
+    let config = QuickJsConfig {
+        cpu_budget: Duration::from_millis(100),
+        wall_clock: Duration::from_secs(5),
+        ..QuickJsConfig::default()
+    };
+    registry.set_code_runtime(Arc::new(QuickJsRuntime::new(config).unwrap()));
+    registry
+}
+
+async fn run_program(registry: &ToolRegistry, code: &str) -> ToolExecutionResult {
+    let input = ToolExecutionInput::new(
+        "c1",
+        "run_code",
+        json!({"code": code, "description": "Crunch"}),
+    );
+    registry.execute(input).await
+}
+
+/// The sandbox thread runs the run's sub-call lane itself (no hand-off to the host runtime
+/// per call), yet tool work there is the host's: it does not spend the program's compute
+/// budget. Four 60 ms tool calls are 240 ms of CPU on the sandbox thread, over twice the
+/// program's 100 ms budget.
+#[tokio::test]
+async fn tool_work_on_the_sandbox_thread_is_not_charged_to_the_program() {
+    let registry = crunching_registry();
+    let result = run_program(
+        &registry,
+        "const threads = [];\n\
+         for (let i = 0; i < 4; i++) threads.push((await tools.crunch({}) as { thread: string }).thread);\n\
+         return threads;",
+    )
+    .await;
+    assert!(!result.is_error(), "{result:?}");
+    assert_eq!(
+        result.value().unwrap()["result"],
+        json!(["dsh-quickjs", "dsh-quickjs", "dsh-quickjs", "dsh-quickjs"])
+    );
+}
+
+/// The program's own computing still spends its budget, tool calls or not.
+#[tokio::test]
+async fn the_program_still_spends_its_own_budget() {
+    let registry = crunching_registry();
+    let result = run_program(&registry, "await tools.crunch({});\nwhile (true) {}").await;
+    assert_eq!(
+        failure_text(&result),
+        "Error: code run failed (timeout): compute budget exhausted (100ms of CPU time)"
+    );
+}

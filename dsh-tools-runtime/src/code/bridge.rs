@@ -18,6 +18,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use super::events::{CodeDispatchEvent, CodeEventSink, emit};
+use super::host_work::HostWork;
 use super::runtime::{BindingFn, BindingNamespace, CodeRunRequest, ErrorClass};
 use crate::RUN_CODE_NAME;
 use crate::batch::scheduler::{LaneEvent, OnStart, Scheduler};
@@ -104,11 +105,32 @@ pub(crate) async fn run_code(
         on_start,
     );
 
+    // Rule 14's commits, in submission order, as the lane reports them.
+    let pump = {
+        let (run, ctx) = (Arc::clone(&run), ctx.clone());
+        async move {
+            while let Some(event) = committed.recv().await {
+                let log = sink.as_deref().map(|sink| (sink, &log_chain[..]));
+                settle(&run, &ctx, log, event);
+            }
+        }
+    };
+    let lane = async move {
+        let _ = tokio::join!(lane, pump);
+    };
+
     let bindings = bindings(&registry, &exec, &run, &run_cancel);
     let clock = registry.open_run_clock(exec.token);
-    let request = CodeRunRequest::new(program, vec![bindings])
+    let mut request = CodeRunRequest::new(program, vec![bindings])
         .with_cancellation(run_cancel.clone())
         .with_clock(clock.clock().clone());
+    // A runtime that polls the lane on its own thread saves two cross-thread hand-offs per
+    // call; it leaves the unfinished rest for the host to drain once the program is over.
+    let lane = HostWork::new(lane);
+    let handed_over = runtime.polls_host_work();
+    if handed_over {
+        request = request.with_host_work(lane.clone());
+    }
     let driver = {
         let run = Arc::clone(&run);
         let outer = ctx.cancellation().clone();
@@ -127,13 +149,17 @@ pub(crate) async fn run_code(
             outcome
         }
     };
-    let pump = async {
-        while let Some(event) = committed.recv().await {
-            let log = sink.as_deref().map(|sink| (sink, &log_chain[..]));
-            settle(&run, &ctx, log, event);
+    let outcome = if handed_over {
+        let outcome = driver.await;
+        // Rule 6: in-flight calls are awaited before run_code returns.
+        if let Some(rest) = lane.take().await {
+            rest.await;
         }
+        outcome
+    } else {
+        let (outcome, ()) = tokio::join!(driver, std::future::poll_fn(|cx| lane.poll(cx)));
+        outcome
     };
-    let (outcome, _, ()) = tokio::join!(driver, lane, pump);
     drop(clock);
     let result = outcome.map_err(|e| ToolError::msg(e.to_string()))?;
     if let Some(error) = result.error {

@@ -5,6 +5,7 @@
 mod bridge;
 pub mod clock;
 pub mod events;
+mod host_work;
 pub mod prompt;
 pub mod quickjs;
 pub mod runtime;
@@ -19,6 +20,7 @@ use dsh_tools::exec::ExecutionToken;
 
 pub use clock::{ClockPause, RunClock};
 pub use events::{CodeDispatchEvent, CodeEventSink};
+pub use host_work::HostWork;
 pub use prompt::{PromptError, PromptSection, PromptSurface};
 pub use quickjs::{QuickJsConfig, QuickJsRuntime};
 pub use runtime::{

@@ -8,6 +8,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::clock::RunClock;
+use super::host_work::HostWork;
 
 /// One host function callable from a program: lossless JSON arguments in, the resolved value or
 /// a failure message out (the program sees a rejection).
@@ -59,6 +60,9 @@ pub struct CodeRunRequest {
     /// The run's wall clock: the host pauses it while a binding call waits for a person (an
     /// approval prompt), and the runtime's wall-clock budget does not run while it is paused.
     pub clock: RunClock,
+    /// Work the host needs polled while the program runs (see [`HostWork`]); only set for
+    /// runtimes that [poll it](CodeRuntime::polls_host_work).
+    pub host_work: Option<HostWork>,
 }
 
 impl CodeRunRequest {
@@ -70,6 +74,7 @@ impl CodeRunRequest {
             bindings,
             cancel: CancellationToken::new(),
             clock: RunClock::new(),
+            host_work: None,
         }
     }
 
@@ -82,6 +87,12 @@ impl CodeRunRequest {
     /// The same request, timed by `clock`.
     pub fn with_clock(mut self, clock: RunClock) -> Self {
         self.clock = clock;
+        self
+    }
+
+    /// The same request, with host work for the runtime to poll while the program waits.
+    pub fn with_host_work(mut self, work: HostWork) -> Self {
+        self.host_work = Some(work);
         self
     }
 }
@@ -181,4 +192,12 @@ pub trait CodeRuntime: Send + Sync {
         &self,
         request: CodeRunRequest,
     ) -> BoxFuture<'static, Result<CodeRunResult, CodeRuntimeError>>;
+
+    /// Whether [`run`](Self::run) polls the request's [`HostWork`] on the runtime's own thread
+    /// whenever the program waits for its bindings, and leaves it in place when the run ends.
+    /// The host then hands its sub-call lane over, and a binding call that completes at once
+    /// costs no cross-thread hand-off. When `false` (the default), the host polls it itself.
+    fn polls_host_work(&self) -> bool {
+        false
+    }
 }

@@ -3,7 +3,8 @@
 //! The futures of the request's [`BindingFn`]s are polled right where the program waits for
 //! them (inside the caller's Tokio context when there is one), woken by unparking the sandbox
 //! thread: an awaited call costs no cross-thread hand-off. At most `max_in_flight` run at once;
-//! later calls wait in submission order.
+//! later calls wait in submission order. The host's work for the run (the `run_code` lane, see
+//! [`HostWork`]) is polled here too.
 
 use std::collections::VecDeque;
 use std::panic::AssertUnwindSafe;
@@ -17,6 +18,7 @@ use futures_util::stream::FuturesUnordered;
 use futures_util::{FutureExt, StreamExt};
 use serde_json::Value;
 
+use crate::code::HostWork;
 use crate::code::runtime::BindingNamespace;
 
 /// One accepted binding call.
@@ -72,10 +74,17 @@ pub(crate) struct Calls {
     queue: VecDeque<CallRequest>,
     max_in_flight: usize,
     waker: Waker,
+    /// The host's work for this run (the `run_code` lane), polled here before the calls.
+    host_work: Option<HostWork>,
 }
 
 impl Calls {
-    pub(crate) fn new(bindings: Vec<BindingNamespace>, max_in_flight: usize, waker: Waker) -> Self {
+    pub(crate) fn new(
+        bindings: Vec<BindingNamespace>,
+        max_in_flight: usize,
+        waker: Waker,
+        host_work: Option<HostWork>,
+    ) -> Self {
         let labels = bindings
             .iter()
             .map(|namespace| {
@@ -91,6 +100,7 @@ impl Calls {
             queue: VecDeque::new(),
             max_in_flight,
             waker,
+            host_work,
         }
     }
 
@@ -129,11 +139,20 @@ impl Calls {
         })
     }
 
-    /// Polls the calls in flight; appends those that finished to `ready` (queued calls take
-    /// their places).
+    /// Polls the host's work, then the calls in flight; appends the calls that finished to
+    /// `ready` (queued calls take their places).
+    ///
+    /// The host's work goes first: a call submitted by the program has reached the lane, which
+    /// runs it through the pipeline and commits it here, so its binding future is ready when
+    /// polled next — no thread hand-off for a call that completes at once.
     pub(crate) fn poll_ready(&mut self, ready: &mut Vec<(u64, Result<Value, String>)>) {
         let waker = self.waker.clone();
         let mut cx = Context::from_waker(&waker);
+        if let Some(work) = &self.host_work
+            && work.poll(&mut cx).is_ready()
+        {
+            self.host_work = None;
+        }
         while let Poll::Ready(Some(done)) = self.in_flight.poll_next_unpin(&mut cx) {
             ready.push(done);
             if let Some(call) = self.queue.pop_front() {

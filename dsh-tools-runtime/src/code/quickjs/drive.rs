@@ -80,6 +80,9 @@ pub(crate) struct CpuBudget {
     start: Option<Duration>,
     /// Busy wall time below which the budget cannot be spent yet.
     next_check: Cell<Duration>,
+    /// Time this thread spent polling host work (tool calls run through the pipeline): not
+    /// the program's. Wall time, so a preemption inside a poll is excluded too (lenient).
+    host: Cell<Duration>,
 }
 
 impl CpuBudget {
@@ -89,7 +92,13 @@ impl CpuBudget {
             budget,
             start: cpu::thread_time(),
             next_check: Cell::new(budget),
+            host: Cell::new(Duration::ZERO),
         }
+    }
+
+    /// Excludes `spent` (time spent running host work on this thread) from the program's use.
+    pub(crate) fn exclude(&self, spent: Duration) {
+        self.host.set(self.host.get() + spent);
     }
 
     /// Whether the program has used its budget, given its busy wall time so far.
@@ -98,7 +107,7 @@ impl CpuBudget {
             return false;
         }
         let used = match (self.start, cpu::thread_time()) {
-            (Some(start), Some(now)) => now.saturating_sub(start),
+            (Some(start), Some(now)) => now.saturating_sub(start).saturating_sub(self.host.get()),
             _ => busy,
         };
         if used > self.budget {
@@ -244,9 +253,12 @@ pub(crate) fn drive<'js>(
             }
             PromiseState::Pending => {}
         }
-        // Host code: not charged to the program's busy time.
+        // Host code (binding futures, the host's work): charged to neither the program's busy
+        // time nor its CPU budget.
         watch.clock.pause();
+        let polling = Instant::now();
         state.calls.borrow_mut().poll_ready(&mut ready);
+        watch.cpu.exclude(polling.elapsed());
         if ready.is_empty() {
             if state.shared.stopped().is_some() {
                 return Outcome::Stopped;

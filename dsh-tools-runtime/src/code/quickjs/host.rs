@@ -94,6 +94,7 @@ pub(crate) async fn run(
         shared: shared.clone(),
         wall: wall.clone(),
         tokio: tokio::runtime::Handle::try_current().ok(),
+        host_work: request.host_work,
         done,
     };
     let guard = StopOnDrop(shared.clone());

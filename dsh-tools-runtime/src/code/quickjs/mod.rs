@@ -218,6 +218,11 @@ impl CodeRuntime for QuickJsRuntime {
         "quickjs"
     }
 
+    /// The sandbox thread polls the host's work whenever the program waits for its bindings.
+    fn polls_host_work(&self) -> bool {
+        true
+    }
+
     fn run(
         &self,
         request: CodeRunRequest,

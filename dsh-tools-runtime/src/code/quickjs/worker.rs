@@ -21,6 +21,7 @@ use rquickjs::context::intrinsic;
 use rquickjs::{Context, Ctx, Runtime};
 use tokio::sync::oneshot;
 
+use crate::code::HostWork;
 use crate::code::runtime::{BindingNamespace, CodeErrorKind, CodeRunError};
 use crate::code::strip::strip_program;
 
@@ -74,6 +75,8 @@ pub(crate) struct Job {
     pub(crate) wall: WallClock,
     /// The caller's Tokio runtime: binding futures are polled inside its context.
     pub(crate) tokio: Option<tokio::runtime::Handle>,
+    /// The host's work, polled beside the binding futures (left in place at the end).
+    pub(crate) host_work: Option<HostWork>,
     pub(crate) done: oneshot::Sender<Outcome>,
 }
 
@@ -328,6 +331,7 @@ fn run<'js>(
         shared,
         wall,
         tokio,
+        host_work,
         done,
     } = job;
     shared.set_worker(std::thread::current());
@@ -361,7 +365,12 @@ fn run<'js>(
             error_class: namespace.error_class.clone(),
         })
         .collect();
-    let calls = Calls::new(bindings, config.max_calls_in_flight, waker.clone().into());
+    let calls = Calls::new(
+        bindings,
+        config.max_calls_in_flight,
+        waker.clone().into(),
+        host_work,
+    );
     let limits = (
         config.max_output_bytes,
         config.max_value_depth,
@@ -391,7 +400,7 @@ fn run<'js>(
     drop(
         state
             .calls
-            .replace(Calls::new(Vec::new(), 1, waker.clone().into())),
+            .replace(Calls::new(Vec::new(), 1, waker.clone().into(), None)),
     );
     (outcome, done)
 }
