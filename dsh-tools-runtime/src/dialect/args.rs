@@ -10,8 +10,9 @@ const MAX_DEPTH: usize = 32;
 /// Undoes what OpenAI strict mode makes a model do: where the canonical schema `parameters`
 /// declares an optional property that does not accept `null`, a strict model sends `null`
 /// instead of leaving it out. This removes those `null`s (objects nested in properties, array
-/// items, map values and `$ref`s included; in a union, the first object branch that declares
-/// every key and whose `const`/`enum` properties match). Everything else is returned as is.
+/// items, map values and `$ref`s included; in a union, for an object the first object branch
+/// that declares every key and whose `const`/`enum` properties match, for an array the first
+/// array branch). Everything else is returned as is.
 ///
 /// Run it on the arguments of a tool sent strict, before executing the call.
 ///
@@ -31,6 +32,18 @@ const MAX_DEPTH: usize = 32;
 /// });
 /// let sent = json!({"path": "a.rs", "tags": null, "limit": null});
 /// assert_eq!(restore_omitted(&parameters, &sent), json!({"path": "a.rs", "limit": null}));
+///
+/// // `Option<Vec<Edit>>` where `Edit` has an optional `note`: the array branch's items.
+/// let parameters = json!({
+///     "type": "object",
+///     "properties": {"edits": {"oneOf": [
+///         {"type": "array", "items": {"type": "object", "properties": {"note": {"type": "string"}}}},
+///         {"type": "null"}
+///     ]}},
+///     "required": ["edits"]
+/// });
+/// let sent = json!({"edits": [{"note": null}, {"note": "x"}]});
+/// assert_eq!(restore_omitted(&parameters, &sent), json!({"edits": [{}, {"note": "x"}]}));
 /// ```
 pub fn restore_omitted(parameters: &Value, args: &Value) -> Value {
     let mut out = args.clone();
@@ -58,14 +71,18 @@ fn restore(root: &Value, schema: &Value, value: &mut Value, depth: usize) {
         }
     }
     for keyword in ["anyOf", "oneOf"] {
-        if let (Some(Value::Array(branches)), Value::Object(object)) = (map.get(keyword), &*value) {
-            let chosen = branches
-                .iter()
-                .map(|b| deref(root, b))
-                .find(|b| declares(b, object));
-            if let Some(branch) = chosen {
-                restore(root, branch, value, depth + 1);
-            }
+        let Some(Value::Array(branches)) = map.get(keyword) else {
+            continue;
+        };
+        let mut branches = branches.iter().map(|b| deref(root, b));
+        let chosen = match &*value {
+            Value::Object(object) => branches.find(|b| declares(b, object)),
+            // `Option<Vec<T>>`: the array branch's items hold the omitted optionals.
+            Value::Array(_) => branches.find(|b| describes_arrays(b)),
+            _ => None,
+        };
+        if let Some(branch) = chosen {
+            restore(root, branch, value, depth + 1);
         }
     }
     match value {
@@ -123,6 +140,11 @@ fn deref<'a>(root: &'a Value, mut schema: &'a Value) -> &'a Value {
         }
     }
     schema
+}
+
+/// Whether a union branch is an array schema (`type: "array"` or `items`).
+fn describes_arrays(branch: &Value) -> bool {
+    branch.get("type").and_then(Value::as_str) == Some("array") || branch.get("items").is_some()
 }
 
 /// Whether an object branch declares every key of `object`, with matching `const`/`enum`
