@@ -40,7 +40,13 @@
 //! channels work), and woken by unparking that thread: an awaited call costs no cross-thread
 //! hand-off (about 3 µs; through the caller's executor it was about 13 µs). They must not
 //! block the thread for long (that stalls the program, not the caller), and
-//! `tokio::task::block_in_place` is unavailable to them.
+//! `tokio::task::block_in_place` is unavailable to them. The request's [`HostWork`] (for
+//! `run_code`, the sub-call lane: every tool call's pipeline and its commit) is polled here too,
+//! just before the binding futures ([`CodeRuntime::polls_host_work`] is `true`), so tool bodies
+//! called from a program run on the sandbox thread under the same rules; the time spent
+//! polling it counts against neither the program's busy time nor its compute budget.
+//!
+//! [`HostWork`]: crate::code::HostWork
 //!
 //! **Call limit.** A run accepts [`QuickJsConfig::max_tool_calls`] calls; every later call
 //! rejects with one shared `Error` whose message is `tool call limit reached (<n> calls per
