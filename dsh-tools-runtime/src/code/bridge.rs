@@ -96,7 +96,7 @@ pub(crate) async fn run_code(
             emit(&*sink, CodeDispatchEvent::start(input, &parent));
         }) as OnStart
     });
-    let lane = Scheduler::stream(
+    let scheduler = Scheduler::stream(
         registry.clone(),
         source,
         events,
@@ -115,18 +115,18 @@ pub(crate) async fn run_code(
             }
         }
     };
-    let lane = async move {
-        let _ = tokio::join!(lane, pump);
-    };
+    // The run's lane: the scheduler and its commit pump. A runtime that polls it on its own
+    // thread saves two cross-thread hand-offs per call; it leaves the unfinished rest for the
+    // host to drain once the program is over.
+    let lane = HostWork::new(async move {
+        let _ = tokio::join!(scheduler, pump);
+    });
 
     let bindings = bindings(&registry, &exec, &run, &run_cancel);
     let clock = registry.open_run_clock(exec.token);
     let mut request = CodeRunRequest::new(program, vec![bindings])
         .with_cancellation(run_cancel.clone())
         .with_clock(clock.clock().clone());
-    // A runtime that polls the lane on its own thread saves two cross-thread hand-offs per
-    // call; it leaves the unfinished rest for the host to drain once the program is over.
-    let lane = HostWork::new(lane);
     let handed_over = runtime.polls_host_work();
     if handed_over {
         request = request.with_host_work(lane.clone());

@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value};
 
-use super::refs::{accepts_null, resolve};
+use super::refs::{accepts_null, resolve_target};
 
 /// Schema levels [`restore_omitted`] follows.
 const MAX_DEPTH: usize = 32;
@@ -61,9 +61,9 @@ fn restore(root: &Value, schema: &Value, value: &mut Value, depth: usize) {
     if let Some(target) = map
         .get("$ref")
         .and_then(Value::as_str)
-        .and_then(|r| resolve(root, r))
+        .and_then(|r| resolve_target(root, r))
     {
-        restore(root, target.0, value, depth + 1);
+        restore(root, target, value, depth + 1);
     }
     if let Some(Value::Array(branches)) = map.get("allOf") {
         for branch in branches {
@@ -134,8 +134,8 @@ fn deref<'a>(root: &'a Value, mut schema: &'a Value) -> &'a Value {
         let Some(reference) = schema.get("$ref").and_then(Value::as_str) else {
             break;
         };
-        match resolve(root, reference) {
-            Some((target, _)) => schema = target,
+        match resolve_target(root, reference) {
+            Some(target) => schema = target,
             None => break,
         }
     }

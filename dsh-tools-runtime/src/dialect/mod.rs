@@ -78,7 +78,7 @@ mod issue;
 mod merge;
 mod normalize;
 mod openai;
-mod refs;
+pub(crate) mod refs;
 mod root;
 mod tool;
 

@@ -1,7 +1,10 @@
 //! Local `$ref` resolution and the small schema predicates every dialect shares.
 //!
-//! (The Code Mode SDK has its own resolver behind the `code-mode` feature; this one is always
-//! compiled and also returns the target's pointer, which issues are reported at.)
+//! The resolver is always compiled; the Code Mode SDK (behind `code-mode`) resolves through
+//! [`resolve_target`] too. [`resolve`] also returns the target's pointer, which dialect issues
+//! are reported at.
+
+use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
@@ -32,6 +35,21 @@ pub(crate) fn is_annotation(key: &str) -> bool {
 /// and its pointer (`#/$defs/Node`), or `None` for anchors, other documents and dangling
 /// pointers.
 pub(crate) fn resolve<'a>(root: &'a Value, reference: &str) -> Option<(&'a Value, String)> {
+    let (node, fragment) = resolve_fragment(root, reference)?;
+    Some((node, format!("#{fragment}")))
+}
+
+/// [`resolve`] without the pointer: the target alone, allocating nothing for plain
+/// `#/$defs/Name` references (the Code Mode SDK resolves through this).
+pub(crate) fn resolve_target<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
+    resolve_fragment(root, reference).map(|(node, _)| node)
+}
+
+/// The target of `reference` and its decoded fragment (`""` for the root).
+fn resolve_fragment<'a, 'r>(
+    root: &'a Value,
+    reference: &'r str,
+) -> Option<(&'a Value, Cow<'r, str>)> {
     let fragment = match reference.strip_prefix('#') {
         Some(fragment) => fragment,
         None => {
@@ -44,16 +62,19 @@ pub(crate) fn resolve<'a>(root: &'a Value, reference: &str) -> Option<(&'a Value
             }
         }
     };
-    let decoded = percent_decode(fragment)?;
-    if decoded.is_empty() {
-        return Some((root, String::from("#")));
-    }
-    let pointer = decoded.strip_prefix('/')?;
+    let fragment = percent_decode(fragment)?;
+    let Some(pointer) = fragment.strip_prefix('/') else {
+        return fragment.is_empty().then_some((root, fragment));
+    };
     let mut node = root;
     for token in pointer.split('/') {
-        let token = token.replace("~1", "/").replace("~0", "~");
+        let token = if token.contains('~') {
+            Cow::Owned(token.replace("~1", "/").replace("~0", "~"))
+        } else {
+            Cow::Borrowed(token)
+        };
         node = match node {
-            Value::Object(map) => map.get(&token)?,
+            Value::Object(map) => map.get(token.as_ref())?,
             Value::Array(items) => {
                 if token.len() > 1 && token.starts_with('0') {
                     return None;
@@ -63,13 +84,13 @@ pub(crate) fn resolve<'a>(root: &'a Value, reference: &str) -> Option<(&'a Value
             _ => return None,
         };
     }
-    Some((node, format!("#{decoded}")))
+    Some((node, fragment))
 }
 
 /// Decodes `%XX` escapes; `None` when an escape is malformed or the bytes are not UTF-8.
-fn percent_decode(s: &str) -> Option<String> {
+fn percent_decode(s: &str) -> Option<Cow<'_, str>> {
     if !s.contains('%') {
-        return Some(s.to_owned());
+        return Some(Cow::Borrowed(s));
     }
     let bytes = s.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
@@ -84,7 +105,7 @@ fn percent_decode(s: &str) -> Option<String> {
             i += 1;
         }
     }
-    String::from_utf8(out).ok()
+    String::from_utf8(out).ok().map(Cow::Owned)
 }
 
 /// The JSON type name of a value (`integer` for numbers with zero fraction).

@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 use super::DialectError;
 use super::issue::{IssueKind, Issues, child};
 use super::merge::{merge_into, presence_only};
-use super::refs::{resolve, type_names};
+use super::refs::{resolve, resolve_target, type_names};
 
 /// How many rounds of root `$ref`/combinator merging a root may take.
 const ROOT_REF_HOPS: usize = 16;
@@ -265,7 +265,7 @@ fn either(mut schemas: Vec<Value>) -> Value {
 fn deref<'a>(doc: &'a Value, branch: &'a Value) -> Option<&'a Value> {
     match branch.get("$ref").and_then(Value::as_str) {
         Some(reference) if branch.as_object().is_some_and(|m| m.len() == 1) => {
-            resolve(doc, reference).map(|(target, _)| target)
+            resolve_target(doc, reference)
         }
         _ => Some(branch),
     }

@@ -9,48 +9,7 @@ use serde_json::Value;
 /// root's own `$id` (`https://example.com/s.json#/$defs/X`). Anything else — anchors (`#name`),
 /// other documents, URLs — is unresolvable (`None`), and the caller degrades it to `unknown`.
 pub(crate) fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
-    let fragment = match reference.strip_prefix('#') {
-        Some(fragment) => fragment,
-        None => {
-            let id = root.get("$id")?.as_str()?;
-            let rest = reference.strip_prefix(id.trim_end_matches('#'))?;
-            if rest.is_empty() {
-                ""
-            } else {
-                rest.strip_prefix('#')?
-            }
-        }
-    };
-    let decoded;
-    let fragment = if fragment.contains('%') {
-        decoded = percent_decode(fragment)?;
-        decoded.as_str()
-    } else {
-        fragment
-    };
-    if fragment.is_empty() {
-        return Some(root);
-    }
-    let pointer = fragment.strip_prefix('/')?;
-    let mut node = root;
-    for token in pointer.split('/') {
-        let token = if token.contains('~') {
-            token.replace("~1", "/").replace("~0", "~")
-        } else {
-            token.to_owned()
-        };
-        node = match node {
-            Value::Object(map) => map.get(&token)?,
-            Value::Array(items) => {
-                if token.len() > 1 && token.starts_with('0') {
-                    return None;
-                }
-                items.get(token.parse::<usize>().ok()?)?
-            }
-            _ => return None,
-        };
-    }
-    Some(node)
+    crate::dialect::refs::resolve_target(root, reference)
 }
 
 /// The name hint of a recursive schema: its `title`, else the last token of the reference
@@ -71,24 +30,6 @@ pub(crate) fn alias_hint(target: &Value, reference: &str) -> String {
     } else {
         hint.to_owned()
     }
-}
-
-/// Decodes `%XX` escapes; `None` when an escape is malformed or the bytes are not UTF-8.
-fn percent_decode(s: &str) -> Option<String> {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = s.get(i + 1..i + 3)?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
 }
 
 #[cfg(test)]
