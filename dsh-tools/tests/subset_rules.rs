@@ -740,10 +740,17 @@ fn rule6_enum_then_const_with_js_json() {
 // ---------------------------------------------------------------- bounds
 
 #[test]
-fn number_bounds_are_exact() {
+fn number_bounds_compare_as_javascript_doubles() {
+    // Every number is the double `JSON.parse` gives for its text (docs/CONTRACTS.md, "Numbers"):
+    // u64::MAX and 2^64 are the same double, so a bound of u64::MAX admits 2^64, exactly as
+    // JavaScript's `18446744073709551616 <= 18446744073709551615` is true.
     let u64_range = json!({"type": "integer", "minimum": 0, "maximum": 18446744073709551615u64});
     assert!(check(&u64_range, &json!(u64::MAX), "n").is_empty());
-    let above: Value = serde_json::from_str("18446744073709551616").expect("json");
+    let same_double: Value = serde_json::from_str("18446744073709551616").expect("json");
+    assert!(check(&u64_range, &same_double, "n").is_empty());
+    // The next double up (2^64 + 4096) is above the bound; the message prints the bound as
+    // JavaScript prints it.
+    let above: Value = serde_json::from_str("18446744073709555712").expect("json");
     assert_eq!(
         check(&u64_range, &above, "n"),
         vec!["\"n\" must be at most 18446744073709552000"]
@@ -754,9 +761,18 @@ fn number_bounds_are_exact() {
     );
     let i64_range = json!({"type": "integer", "minimum": i64::MIN, "maximum": i64::MAX});
     assert!(check(&i64_range, &json!(i64::MIN), "n").is_empty());
+    // i64::MAX rounds to 2^63: the value 2^63 is the same double.
+    assert!(check(&i64_range, &json!(9223372036854775808u64), "n").is_empty());
     assert_eq!(
-        check(&i64_range, &json!(9223372036854775808u64), "n"),
+        check(&i64_range, &json!(9223372036854777856u64), "n"),
         vec!["\"n\" must be at most 9223372036854776000"]
+    );
+    // Around 2^53 integers that share a double are one number.
+    let at_most_2_53 = json!({"type": "integer", "maximum": 9007199254740992u64});
+    assert!(check(&at_most_2_53, &json!(9007199254740993u64), "n").is_empty());
+    assert_eq!(
+        check(&at_most_2_53, &json!(9007199254740994u64), "n"),
+        vec!["\"n\" must be at most 9007199254740992"]
     );
     assert_eq!(
         check(&i64_range, &json!(-1e19), "n"),

@@ -2,8 +2,12 @@
 //!
 //! JavaScript numbers are IEEE-754 doubles. Everywhere a number reaches a model (violation messages,
 //! rendered values, generated TypeScript) it is printed the way `String(number)` prints it, and
-//! everywhere numbers are compared (bounds, `enum`, `const`) they are compared by their exact
-//! mathematical value, whatever representation `serde_json` chose (`u64`, `i64` or `f64`).
+//! everywhere numbers are compared (bounds, `enum`, `const`, `uniqueItems`) they are compared as
+//! the doubles JavaScript would hold, whatever representation `serde_json` chose (`u64`, `i64` or
+//! `f64`). See `docs/CONTRACTS.md` ("Numbers").
+//!
+//! The workspace builds `serde_json` with `float_roundtrip`, so a decimal text parses to the
+//! nearest double exactly as `JSON.parse` does (without it, some texts land one double away).
 
 use std::cmp::Ordering;
 use std::fmt::Write as _;
@@ -14,8 +18,6 @@ use serde_json::Number;
 const EXACT_INT_LIMIT: f64 = 9_007_199_254_740_992.0;
 /// 2^53 as an integer.
 const EXACT_INT_LIMIT_U64: u64 = 9_007_199_254_740_992;
-/// 2^127 as a double: every finite double of smaller magnitude truncates into an `i128`.
-const I128_LIMIT: f64 = 170_141_183_460_469_231_731_687_303_715_884_105_728.0;
 
 /// Formats a double exactly as ECMAScript `Number.prototype.toString()` does.
 ///
@@ -190,43 +192,13 @@ pub fn is_integer(n: &Number) -> bool {
         .is_some_and(|f| f.is_finite() && f.fract() == 0.0)
 }
 
-/// The exact value of a number: an integer (lossless for `u64` and `i64`) or a double.
-#[derive(Clone, Copy)]
-enum Exact {
-    Int(i128),
-    Float(f64),
-}
-
-fn exact(n: &Number) -> Exact {
-    if let Some(u) = n.as_u64() {
-        Exact::Int(i128::from(u))
-    } else if let Some(i) = n.as_i64() {
-        Exact::Int(i128::from(i))
-    } else {
-        Exact::Float(n.as_f64().unwrap_or(f64::NAN))
-    }
-}
-
-/// Exact comparison of an integer with a double (NaN sorts above everything).
-fn cmp_int_float(i: i128, f: f64) -> Ordering {
-    if f.is_nan() || f >= I128_LIMIT {
-        return Ordering::Less;
-    }
-    if f < -I128_LIMIT {
-        return Ordering::Greater;
-    }
-    let truncated = f.trunc();
-    // Exact: `truncated` is integral and of magnitude below 2^127.
-    let whole = truncated as i128;
-    match i.cmp(&whole) {
-        Ordering::Equal if f > truncated => Ordering::Less,
-        Ordering::Equal if f < truncated => Ordering::Greater,
-        other => other,
-    }
-}
-
-/// Compares two JSON numbers by their exact mathematical value, across `u64`, `i64` and `f64`
-/// representations (no rounding through doubles).
+/// Compares two JSON numbers the way JavaScript compares them: each is the double nearest its
+/// decimal value (what `JSON.parse` gives), so integers beyond 2^53 that round to the same double
+/// are equal (`9007199254740993 == 9007199254740992`), whatever representation `serde_json` chose
+/// (`u64`, `i64` or `f64`).
+///
+/// This is the one number contract of the crate: bounds, `enum`, `const` and equality all go
+/// through here, and printing goes through [`write_js_number_of`], which prints the same double.
 ///
 /// ```
 /// use std::cmp::Ordering;
@@ -234,29 +206,29 @@ fn cmp_int_float(i: i128, f: f64) -> Ordering {
 /// use serde_json::Number;
 /// let max = Number::from(u64::MAX);
 /// let two_pow_64 = Number::from_f64(18446744073709551616.0).unwrap();
-/// assert_eq!(cmp_numbers(&max, &two_pow_64), Ordering::Less);
+/// assert_eq!(cmp_numbers(&max, &two_pow_64), Ordering::Equal); // the same double, as in JS
 /// assert_eq!(cmp_numbers(&Number::from(1), &Number::from_f64(1.0).unwrap()), Ordering::Equal);
 /// assert_eq!(cmp_numbers(&Number::from(-1), &Number::from(0u64)), Ordering::Less);
 /// ```
 pub fn cmp_numbers(a: &Number, b: &Number) -> Ordering {
-    match (exact(a), exact(b)) {
-        (Exact::Int(x), Exact::Int(y)) => x.cmp(&y),
-        (Exact::Int(x), Exact::Float(y)) => cmp_int_float(x, y),
-        (Exact::Float(x), Exact::Int(y)) => cmp_int_float(y, x).reverse(),
-        (Exact::Float(x), Exact::Float(y)) => x.partial_cmp(&y).unwrap_or_else(|| x.total_cmp(&y)),
-    }
+    let (x, y) = (number_to_f64(a), number_to_f64(b));
+    // JSON numbers are finite; `total_cmp` only orders the impossible NaN (and would tell -0 from
+    // 0, which `partial_cmp` treats as equal, as JavaScript does).
+    x.partial_cmp(&y).unwrap_or_else(|| x.total_cmp(&y))
 }
 
-/// Whether two JSON numbers are mathematically equal (`1 == 1.0`, `2^53 == 2^53.0`, `0 == -0`).
+/// Whether two JSON numbers are the same JavaScript number (`1 == 1.0`, `0 == -0`, and
+/// `9007199254740993 == 9007199254740992`: both texts parse to the double 2^53).
 ///
 /// ```
 /// use dsh_tools::json::numbers_equal;
 /// use serde_json::Number;
 /// assert!(numbers_equal(&Number::from(9007199254740992u64), &Number::from_f64(9007199254740992.0).unwrap()));
-/// assert!(!numbers_equal(&Number::from(9007199254740993u64), &Number::from_f64(9007199254740992.0).unwrap()));
+/// assert!(numbers_equal(&Number::from(9007199254740993u64), &Number::from_f64(9007199254740992.0).unwrap()));
+/// assert!(!numbers_equal(&Number::from(9007199254740991u64), &Number::from_f64(9007199254740992.0).unwrap()));
 /// ```
 pub fn numbers_equal(a: &Number, b: &Number) -> bool {
-    cmp_numbers(a, b) == Ordering::Equal
+    number_to_f64(a) == number_to_f64(b)
 }
 
 #[cfg(test)]
@@ -317,13 +289,14 @@ mod tests {
 
     #[test]
     fn exact_comparisons() {
+        // u64::MAX rounds to the double 2^64, as `JSON.parse` rounds it.
         assert_eq!(
             cmp_numbers(&Number::from(u64::MAX), &f(18446744073709551616.0)),
-            Ordering::Less
+            Ordering::Equal
         );
         assert_eq!(
-            cmp_numbers(&f(18446744073709551616.0), &Number::from(u64::MAX)),
-            Ordering::Greater
+            cmp_numbers(&Number::from(u64::MAX - 4096), &f(18446744073709551616.0)),
+            Ordering::Less
         );
         assert_eq!(
             cmp_numbers(&Number::from(i64::MIN), &f(-9223372036854775808.0)),

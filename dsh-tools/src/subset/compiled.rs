@@ -120,33 +120,21 @@ pub(crate) struct ScalarNode {
     pub(crate) max: Option<Bound>,
 }
 
-/// A bound keyword's value, with an integer fast path for exact comparisons.
+/// A bound keyword's value: the declared number (printed in messages) and the double every value
+/// is compared with (the crate's number contract: `json::cmp_numbers`).
 #[derive(Debug, Clone)]
 pub(crate) struct Bound {
     /// The declared number (printed in messages).
     pub(crate) number: Number,
-    /// The same value as an integer when it is integral and fits `i128`.
-    pub(crate) int: Option<i128>,
+    /// The same value as the double JavaScript would hold.
+    pub(crate) double: f64,
 }
 
 impl Bound {
     fn new(number: &Number) -> Self {
-        /// 2^127 as a double.
-        const LIMIT: f64 = 170_141_183_460_469_231_731_687_303_715_884_105_728.0;
-        let int = if let Some(u) = number.as_u64() {
-            Some(i128::from(u))
-        } else if let Some(i) = number.as_i64() {
-            Some(i128::from(i))
-        } else {
-            // Exact: integral and of magnitude below 2^127.
-            number
-                .as_f64()
-                .filter(|f| f.fract() == 0.0 && f.abs() < LIMIT)
-                .map(|f| f as i128)
-        };
         Self {
             number: number.clone(),
-            int,
+            double: crate::json::number_to_f64(number),
         }
     }
 }

@@ -5,31 +5,27 @@ use std::cmp::Ordering;
 use serde_json::{Number, Value};
 
 use super::compiled::{ArrayNode, Bound, Literals, ScalarNode, ScalarType};
-use crate::json::{cmp_numbers, is_integer, is_lossless_number, numbers_equal};
+use crate::json::{is_integer, is_lossless_number, number_to_f64, numbers_equal};
 
 impl Bound {
-    /// `n` compared with the bound, exactly.
+    /// `n` compared with the bound as JavaScript compares two numbers (see `json::cmp_numbers`).
     #[inline(always)]
     pub(crate) fn cmp_number(&self, n: &Number) -> Ordering {
-        if let Some(bound) = self.int {
-            if let Some(u) = n.as_u64() {
-                return i128::from(u).cmp(&bound);
-            }
-            if let Some(i) = n.as_i64() {
-                return i128::from(i).cmp(&bound);
-            }
-        }
-        cmp_numbers(n, &self.number)
+        cmp_doubles(number_to_f64(n), self.double)
     }
 
-    /// A count (length) compared with the bound, exactly.
+    /// A count (length) compared with the bound. Counts are far below 2^53, so the conversion to a
+    /// double is exact.
     #[inline(always)]
     pub(crate) fn cmp_count(&self, count: usize) -> Ordering {
-        match self.int {
-            Some(bound) => (count as i128).cmp(&bound),
-            None => cmp_numbers(&Number::from(count as u64), &self.number),
-        }
+        cmp_doubles(count as f64, self.double)
     }
+}
+
+/// Two finite doubles compared (JSON numbers are never NaN).
+#[inline(always)]
+fn cmp_doubles(x: f64, y: f64) -> Ordering {
+    x.partial_cmp(&y).unwrap_or_else(|| x.total_cmp(&y))
 }
 
 /// `minItems` / `maxItems`.
