@@ -5,8 +5,8 @@ use dsh_tools::{ToolDefinition, ToolSchemaWire};
 use dsh_tools_runtime::dialect::{Dialect, DialectOptions, render_tool};
 use serde_json::Value;
 
-use super::mcp_flag::{McpFlags, with_imported};
-use super::{CliError, Report};
+use crate::mcp_flag::{McpFlags, with_imported};
+use crate::{CliError, Report};
 
 /// Arguments of `list`.
 #[derive(Debug, Args)]

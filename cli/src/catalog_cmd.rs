@@ -8,8 +8,8 @@ use dsh_tools_runtime::catalog::{Catalog, CatalogEntry, PackageInfo, first_drift
 use dsh_tools_runtime::{PresentationMode, RUN_CODE_NAME};
 use serde_json::json;
 
-use super::call_cmd::host_registry_in;
-use super::{CliError, Input, Report};
+use crate::call_cmd::host_registry_in;
+use crate::{CliError, Input, Report};
 
 /// Arguments of `catalog`.
 #[derive(Debug, Args)]

@@ -14,9 +14,9 @@ use dsh_tools_runtime::code::quickjs::{QuickJsConfig, QuickJsRuntime};
 use dsh_tools_runtime::code::{CodeDispatchEvent, CodeEventSink};
 use serde_json::json;
 
-use super::call_cmd::host_registry_in;
-use super::mcp_flag::McpFlags;
-use super::{CliError, Input, Report};
+use crate::call_cmd::host_registry_in;
+use crate::mcp_flag::McpFlags;
+use crate::{CliError, Input, Report};
 
 /// Arguments of `run`.
 #[derive(Debug, Args)]

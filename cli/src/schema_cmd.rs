@@ -7,8 +7,8 @@ use dsh_tools::HarnessError as _;
 use dsh_tools::subset::{self, CompiledSchema, Vocabulary};
 use serde_json::json;
 
-use super::input::two_inputs;
-use super::{CliError, Input, Report};
+use crate::input::two_inputs;
+use crate::{CliError, Input, Report};
 
 /// `dsh-tools schema …`
 #[derive(Debug, Subcommand)]

@@ -8,9 +8,9 @@ use std::io::{BufRead as _, IsTerminal as _, Write as _};
 
 use clap::Args;
 
-use super::mcp_flag::McpFlags;
-use super::run_cmd::{CodeHost, result_text};
-use super::{CliError, Report};
+use crate::mcp_flag::McpFlags;
+use crate::run_cmd::{CodeHost, result_text};
+use crate::{CliError, Report};
 
 /// Arguments of `repl`.
 #[derive(Debug, Args)]

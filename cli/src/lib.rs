@@ -1,4 +1,5 @@
-//! The `dsh-tools` command-line host.
+//! The `dsh-tools` command-line host: the example tools (the coding tool pack of
+//! `dsh-tools-examples`), Code Mode programs, schemas and MCP, from a terminal or a script.
 //!
 //! ```text
 //! dsh-tools list [--dialect D]                     # the example tools' {name, description, parameters}
@@ -26,6 +27,10 @@
 //! Each command lives in a module of its own exposing its clap arguments and a
 //! `run(args) -> Result<Report, CliError>`; a new command is one more module and one more
 //! [`Command`] variant.
+
+// The example tools register themselves through `inventory`: link their crate even though no
+// item of it is named here.
+extern crate dsh_tools_examples as _;
 
 mod call_cmd;
 mod catalog_cmd;

@@ -15,9 +15,9 @@ use clap::{Args, Subcommand};
 use dsh_tools_runtime::mcp::McpServer;
 use serde_json::json;
 
-use super::call_cmd::host_registry;
-use super::mcp_flag::McpFlags;
-use super::{CliError, Report};
+use crate::call_cmd::host_registry;
+use crate::mcp_flag::McpFlags;
+use crate::{CliError, Report};
 
 /// Arguments of `mcp`.
 #[derive(Debug, Args)]

@@ -29,7 +29,7 @@ fn the_committed_catalog_is_current() {
     assert_eq!(
         (code, stdout.as_str(), stderr.as_str()),
         (0, "{\"ok\":true}\n", ""),
-        "regenerate it: cargo run -p dsh-tools-examples --bin dsh-tools -- catalog > {CATALOG}"
+        "regenerate it: cargo run -p dsh-tools-cli -- catalog > {CATALOG}"
     );
 }
 

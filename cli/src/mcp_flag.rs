@@ -10,7 +10,7 @@ use clap::Args;
 use dsh_tools_runtime::ToolRegistry;
 use dsh_tools_runtime::mcp::{McpConnection, McpImport};
 
-use super::CliError;
+use crate::CliError;
 
 /// The `--mcp` flags of a command.
 #[derive(Debug, Clone, Default, Args)]
@@ -57,7 +57,7 @@ impl McpFlags {
 /// Splits a command line into words (whitespace, `'…'`, `"…"`, `\`).
 ///
 /// ```
-/// # use dsh_tools_examples::cli::split_command;
+/// # use dsh_tools_cli::split_command;
 /// assert_eq!(split_command(r#"node "my server.js" --root '/tmp/a b' x\ y"#).unwrap(),
 ///     ["node", "my server.js", "--root", "/tmp/a b", "x y"]);
 /// assert!(split_command("node 'open").is_err());

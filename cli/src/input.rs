@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use super::CliError;
+use crate::CliError;
 
 /// A JSON document named on the command line.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -15,8 +15,8 @@ use dsh_tools_runtime::approval::{ApprovalOutcome, ApprovalRequest, ApprovalServ
 use dsh_tools_runtime::hooks::pre_execute_fn;
 use dsh_tools_runtime::{PresentationMode, RegistryConfig, ToolRegistry};
 
-use super::mcp_flag::McpFlags;
-use super::{CliError, Input, Report};
+use crate::mcp_flag::McpFlags;
+use crate::{CliError, Input, Report};
 
 /// Arguments of `call`.
 #[derive(Debug, Args)]

@@ -8,8 +8,8 @@ use dsh_tools_runtime::code::sdk::{SdkTool, json_schema_to_ts, render_tools_sdk,
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::mcp_flag::{McpFlags, with_imported};
-use super::{CliError, Input, Report};
+use crate::mcp_flag::{McpFlags, with_imported};
+use crate::{CliError, Input, Report};
 
 /// Arguments of `sdk`.
 #[derive(Debug, Args)]
