@@ -4,8 +4,9 @@
 use std::path::PathBuf;
 
 use clap::Args;
+use dsh_tools_runtime::PresentationMode;
 use dsh_tools_runtime::catalog::{Catalog, CatalogEntry, PackageInfo, first_drift};
-use dsh_tools_runtime::{PresentationMode, RUN_CODE_NAME};
+use dsh_tools_runtime::code::RUN_CODE_NAME;
 use serde_json::json;
 
 use crate::call_cmd::host_registry_in;

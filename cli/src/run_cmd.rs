@@ -98,7 +98,7 @@ impl CodeHost {
             let agent = registry.scope();
             let mut call = ToolExecutionInput::new(
                 id,
-                dsh_tools_runtime::RUN_CODE_NAME,
+                dsh_tools_runtime::code::RUN_CODE_NAME,
                 json!({"code": program, "description": "Run a program from the command line"}),
             );
             call.agent = Some(agent.id());

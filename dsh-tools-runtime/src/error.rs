@@ -3,18 +3,21 @@
 
 use dsh_tools::{ErrorCode, HarnessError};
 
-/// The reserved Code Mode transport name.
-pub const RUN_CODE_NAME: &str = "run_code";
-
 /// Why a registry mutation was refused. The messages are the reference's (REFERENCE §5).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum RegistryError {
-    /// `run_code` cannot be registered or shadowed, in any mode.
+    /// The name is held by a presentation (Code Mode's transport) in every mode: it cannot be
+    /// registered or shadowed.
     #[error(
-        "tool name \"run_code\" is reserved for the Code Mode presentation transport and cannot be registered or shadowed"
+        "tool name \"{name}\" is reserved for the {holder} and cannot be registered or shadowed"
     )]
-    ReservedName,
+    ReservedName {
+        /// The name.
+        name: &'static str,
+        /// What holds it.
+        holder: &'static str,
+    },
     /// A global tool of that name exists.
     #[error(
         "tool \"{0}\" is already registered (for a per-agent variant, register through that agent's `agent.ctx` instead)"
@@ -28,11 +31,16 @@ pub enum RegistryError {
         "tools.restrict({{}}) is a no-op: pass `allow` and/or `deny` (an empty filter is almost always a materialized-empty-config bug)"
     )]
     EmptyRestriction,
-    /// `restrict` naming `run_code`.
+    /// `restrict` naming a reserved name.
     #[error(
-        "tools.restrict() cannot name reserved Code Mode presentation transport \"run_code\"; restrict end-capability tools instead"
+        "tools.restrict() cannot name reserved {holder} \"{name}\"; restrict end-capability tools instead"
     )]
-    RestrictReserved,
+    RestrictReserved {
+        /// The name.
+        name: &'static str,
+        /// What holds it.
+        holder: &'static str,
+    },
     /// `restrict` naming tools the scope does not inherit.
     #[error("tools.restrict() names unknown global {names}; known global tools: {known}")]
     UnknownRestrictedNames {
@@ -65,7 +73,7 @@ pub enum RegistryError {
     ChangeListener(String),
 }
 
-/// The named tool is unknown, invisible, or collapsed behind `run_code` (`UNKNOWN_TOOL`).
+/// The named tool is unknown, invisible, or hidden from direct calls (`UNKNOWN_TOOL`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 pub struct ToolNotFoundError {
@@ -80,13 +88,14 @@ impl ToolNotFoundError {
         }
     }
 
-    /// The Code Mode collapse message for a model-direct call of a native tool.
-    pub fn collapsed(name: &str) -> Self {
-        Self {
-            message: format!(
-                "unknown tool \"{name}\": only `run_code` is callable directly — call `{name}` from inside a `run_code` program instead"
-            ),
-        }
+    /// A tool that exists but may not be called this way, and what to do instead (e.g. the Code
+    /// Mode collapse of a model-direct call).
+    #[allow(
+        dead_code,
+        reason = "a seam for the presentation compiled in (Code Mode); unused in a build without one"
+    )]
+    pub(crate) fn hidden(message: String) -> Self {
+        Self { message }
     }
 }
 

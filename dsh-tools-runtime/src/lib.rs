@@ -1,28 +1,27 @@
 #![doc = include_str!("docs/crate.md")]
 #![warn(missing_docs)]
 
+// The crate root declares the modules and re-exports the registry's types. Dependencies point
+// one way: error/approval ← pipeline ← registry ← code ← mcp/catalog (see ARCHITECTURE.md).
+
 pub mod approval;
-pub mod batch;
 pub mod catalog;
 #[cfg(feature = "code-mode")]
 pub mod code;
 pub mod dialect;
-pub mod error;
-pub mod hooks;
+mod error;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 mod pipeline;
 mod registry;
-pub mod timeout;
 
-pub use batch::BatchOptions;
 pub use dsh_tools;
-pub use error::{RUN_CODE_NAME, RegistryError, ToolNotFoundError};
-pub use registry::ToolRestriction;
+pub use error::{RegistryError, ToolNotFoundError};
+pub use pipeline::{batch, hooks, timeout};
 pub use registry::{
-    PresentationMode, Registration, RegistryChange, RegistryConfig, Scope, ToolRegistry,
+    PresentationMode, PromptError, PromptSection, PromptSurface, Registration, RegistryChange,
+    RegistryConfig, Scope, ToolRegistry, ToolRestriction,
 };
-pub use timeout::{ToolTimeoutError, timeout_policy};
 
 /// The message of a panic payload (`&str` or `String`; anything else is unprintable).
 pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {

@@ -7,11 +7,11 @@ use std::sync::{Arc, Mutex};
 use dsh_tools::definition::BoxFuture;
 use dsh_tools::exec::{ToolExecutionInput, ToolExecutionResult};
 use dsh_tools::{ContentBlock, ToolDefinition, ToolError};
+use dsh_tools_runtime::code::dispatch_log_fn;
 use dsh_tools_runtime::code::{
     CodeDispatchEvent, CodeErrorKind, CodeEventSink, CodeRunError, CodeRunRequest, CodeRunResult,
     CodeRuntime, CodeRuntimeError,
 };
-use dsh_tools_runtime::hooks::dispatch_log_fn;
 use dsh_tools_runtime::{PresentationMode, RegistryConfig, ToolRegistry};
 use serde_json::{Value, json};
 

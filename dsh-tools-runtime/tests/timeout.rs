@@ -372,6 +372,8 @@ async fn the_budget_is_the_one_the_calling_scope_sees() {
 #[tokio::test(start_paused = true)]
 async fn a_scoped_policy_applies_to_that_scope_only_and_disposes() {
     let registry = ToolRegistry::new();
+    // Without the default deadlines only the policy times calls out.
+    registry.enforce_deadlines(false);
     registry
         .register(tool("slow", Some(10), |_, _| async {
             tokio::time::sleep(Duration::from_millis(20)).await;
@@ -380,7 +382,7 @@ async fn a_scoped_policy_applies_to_that_scope_only_and_disposes() {
         .unwrap()
         .keep();
     let agent = registry.scope();
-    let policy = agent.on_execute(timeout_policy(&registry));
+    let policy = agent.on_execute(timeout_policy());
     let mut scoped = call("c1", "slow");
     scoped.agent = Some(agent.id());
 

@@ -17,12 +17,12 @@ use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
+use super::dispatch_log::{DispatchLog, DispatchLogFn};
 use super::events::{CodeDispatchEvent, CodeEventSink, emit};
 use super::host_work::HostWork;
 use super::runtime::{BindingFn, BindingNamespace, CodeRunRequest, ErrorClass};
-use crate::RUN_CODE_NAME;
-use crate::batch::scheduler::{LaneEvent, OnStart, Scheduler};
-use crate::hooks::DispatchLogFn;
+use super::transport::RUN_CODE_NAME;
+use crate::pipeline::{LaneEvent, OnStart, Scheduler};
 use crate::registry::ToolRegistry;
 
 /// Why a run is over, for the messages of rules 10, 13 and 15.
@@ -87,7 +87,7 @@ pub(crate) async fn run_code(
     });
     let sink = registry.event_sink().filter(|_| exec.agent.is_some());
     let log_chain: Vec<DispatchLogFn> = match sink {
-        Some(_) => registry.filtered(&registry.inner.hook_tables().dispatch_log, &exec),
+        Some(_) => crate::pipeline::applicable::<DispatchLog, _>(&registry, &exec),
         None => Vec::new(),
     };
     let on_start: Option<OnStart> = sink.clone().map(|sink| {
@@ -96,9 +96,11 @@ pub(crate) async fn run_code(
             emit(&*sink, CodeDispatchEvent::start(input, &parent));
         }) as OnStart
     });
+    // The bindings submit only lossless arguments (rule 11): the lane does not check again.
     let scheduler = Scheduler::stream(
         registry.clone(),
         source,
+        true,
         events,
         run.over.clone(),
         registry.config().max_parallel_sub_calls,

@@ -6,7 +6,7 @@ use dsh_tools::exec::{ToolExecution, ToolExecutionInput, ToolExecutionResult};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::hooks::{DispatchLogEntry, DispatchLogFn};
+use super::dispatch_log::{DispatchLogEntry, DispatchLogFn, shape};
 
 /// One sub-call event. Only calls whose outer `run_code` call has an agent produce events.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -100,7 +100,7 @@ impl CodeDispatchEvent {
                 arguments,
                 is_error: *is_error,
             };
-            *content = crate::hooks::shape_dispatch_log(chain, &entry, content);
+            *content = shape(chain, &entry, content);
         }
         self
     }

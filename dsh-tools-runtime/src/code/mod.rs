@@ -1,9 +1,16 @@
 //! Code Mode (REFERENCE §8–§9): the model writes a TypeScript program against a generated SDK;
 //! the program is type-stripped and runs in a fresh sandbox whose `tools.*` bindings go back
 //! through the registry's pipeline.
+//!
+//! Code Mode plugs into the registry through two seams and nothing else: it is the registry's
+//! scope extension (the `run_code` transport, the tools it hides from direct calls, the prompt
+//! sections), and it registers an approval-wait hook (a sub-call waiting for a person pauses its
+//! program's clock). Its host methods (`set_code_runtime`, `set_code_event_sink`,
+//! `on_code_dispatch_log`) are defined here.
 
 mod bridge;
 pub mod clock;
+mod dispatch_log;
 pub mod events;
 mod host_work;
 pub mod prompt;
@@ -13,15 +20,17 @@ pub mod sdk;
 pub mod strip;
 pub mod transport;
 
-use std::sync::{Arc, OnceLock, PoisonError, RwLock};
+use std::any::Any;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError, RwLock};
 
 use dsh_tools::ToolDefinition;
-use dsh_tools::exec::ExecutionToken;
+use dsh_tools::exec::{ExecutionToken, ScopeId, ToolExecution};
 
 pub use clock::{ClockPause, RunClock};
+pub use dispatch_log::{DispatchLog, DispatchLogEntry, DispatchLogFn, dispatch_log_fn};
 pub use events::{CodeDispatchEvent, CodeEventSink};
 pub use host_work::HostWork;
-pub use prompt::{PromptError, PromptSection, PromptSurface};
 pub use quickjs::{QuickJsConfig, QuickJsRuntime};
 pub use runtime::{
     BindingFn, BindingNamespace, CodeErrorKind, CodeRunError, CodeRunRequest, CodeRunResult,
@@ -29,38 +38,202 @@ pub use runtime::{
 };
 pub use sdk::{SdkTool, json_schema_to_ts, render_tools_sdk, sdk_tool_from};
 pub use strip::{SourceLimits, StripError, strip_program};
+pub use transport::RUN_CODE_NAME;
 
-use crate::hooks::{AnyHook, DispatchLogFn};
-use crate::registry::{PresentationMode, Registration, Scope, ToolRegistry};
+use crate::ToolNotFoundError;
+use crate::hooks::ApprovalWait;
+use crate::registry::{
+    PresentationMode, PromptError, PromptSurface, Registration, ReservedName, Scope,
+    ScopeExtension, ToolRegistry, WeakRegistry,
+};
 
-impl Scope {
-    /// Adds a `tools/code-dispatch-log` listener that sees only the sub-calls of `run_code` calls
-    /// made by this scope (and its descendants). See [`ToolRegistry::on_code_dispatch_log`].
-    pub fn on_code_dispatch_log(&self, listener: DispatchLogFn) -> Registration {
-        self.registry()
-            .hook_in(Some(self.id()), AnyHook::DispatchLog(listener))
-    }
+/// The names Code Mode holds in every mode.
+const RESERVED: &[ReservedName] = &[ReservedName {
+    name: RUN_CODE_NAME,
+    holder: "Code Mode presentation transport",
+}];
+
+inventory::submit! {
+    crate::registry::Builtin { install }
 }
 
-/// The SDK section per scope, with the registry generation it was built at.
-type SdkCache = std::collections::HashMap<Option<dsh_tools::exec::ScopeId>, (u64, Arc<str>)>;
+/// Gives a new registry Code Mode: its scope extension and its approval-wait hook.
+fn install(registry: &ToolRegistry) {
+    let state = Arc::new(CodeMode::new(registry.downgrade()));
+    let clocks = Arc::clone(&state.clocks);
+    registry
+        .add_hook::<ApprovalWait>(Arc::new(move |exec: &ToolExecution| {
+            let parent = exec.parent?;
+            let clock = clocks
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .get(&parent)?
+                .clone();
+            Some(Box::new(clock.pause()) as Box<dyn Any + Send>)
+        }))
+        .keep();
+    registry.install_extension(state);
+}
 
-/// The Code Mode state of one registry.
-#[derive(Default)]
-pub(crate) struct CodeState {
+/// The SDK section of one scope, and what it was built from.
+struct CachedSdk {
+    /// The runtime language and the scope's visible stored tools (compared by identity).
+    language: String,
+    tools: Vec<ToolDefinition>,
+    text: Arc<str>,
+}
+
+/// The Code Mode state of one registry: its scope extension.
+pub(crate) struct CodeMode {
+    registry: WeakRegistry,
     runtime: RwLock<Option<Arc<dyn CodeRuntime>>>,
     sink: RwLock<Option<Arc<dyn CodeEventSink>>>,
     transport: OnceLock<Option<ToolDefinition>>,
-    /// The SDK section per scope, with the registry generation it was built at.
-    sdk_cache: std::sync::Mutex<SdkCache>,
+    /// The SDK section per scope (`None` = the global view), freed when the scope is disposed.
+    sdk_cache: Mutex<HashMap<Option<ScopeId>, CachedSdk>>,
     /// The clocks of the `run_code` executions in progress, by execution token: a sub-call's
     /// approval wait pauses its run's clock.
-    clocks: std::sync::Mutex<std::collections::HashMap<ExecutionToken, RunClock>>,
+    clocks: Arc<Mutex<HashMap<ExecutionToken, RunClock>>>,
+}
+
+impl CodeMode {
+    fn new(registry: WeakRegistry) -> Self {
+        Self {
+            registry,
+            runtime: RwLock::default(),
+            sink: RwLock::default(),
+            transport: OnceLock::new(),
+            sdk_cache: Mutex::default(),
+            clocks: Arc::default(),
+        }
+    }
+
+    /// The Code Mode state of `registry` (every registry of a build with Code Mode has one).
+    fn of(registry: &ToolRegistry) -> Option<&CodeMode> {
+        registry
+            .extension()
+            .and_then(|extension| extension.as_any().downcast_ref::<CodeMode>())
+    }
+
+    fn runtime(&self) -> Option<Arc<dyn CodeRuntime>> {
+        self.runtime
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    fn clocks(&self) -> MutexGuard<'_, HashMap<ExecutionToken, RunClock>> {
+        self.clocks.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The shared `run_code` transport (the same definition for every code-mode scope).
+    fn transport(&self) -> Option<ToolDefinition> {
+        self.transport
+            .get_or_init(|| {
+                transport::run_code_definition(self.registry.clone())
+                    .inspect_err(|e| tracing::error!("run_code transport is invalid: {e}"))
+                    .ok()
+            })
+            .clone()
+    }
+
+    /// The SDK section of `scope`, built from `tools` for `language`; rebuilt only when one of
+    /// those changed since the last time (another scope's changes never rebuild it).
+    fn cached_sdk(
+        &self,
+        scope: Option<ScopeId>,
+        language: &str,
+        tools: &[ToolDefinition],
+        build: impl FnOnce() -> String,
+    ) -> Arc<str> {
+        let same = |cached: &CachedSdk| {
+            cached.language == language
+                && cached.tools.len() == tools.len()
+                && cached.tools.iter().zip(tools).all(|(a, b)| a.ptr_eq(b))
+        };
+        let mut cache = self
+            .sdk_cache
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(cached) = cache.get(&scope).filter(|cached| same(cached)) {
+            return Arc::clone(&cached.text);
+        }
+        let text: Arc<str> = build().into();
+        let entry = CachedSdk {
+            language: language.to_owned(),
+            tools: tools.to_vec(),
+            text: Arc::clone(&text),
+        };
+        cache.insert(scope, entry);
+        drop(cache);
+        // A scope disposed meanwhile (or never live) keeps no entry.
+        let live = |scope| self.registry.upgrade().is_some_and(|r| r.is_live(scope));
+        if let Some(scope) = scope.filter(|scope| !live(*scope)) {
+            self.sdk_cache
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .remove(&Some(scope));
+        }
+        text
+    }
+}
+
+impl ScopeExtension for CodeMode {
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn reserved(&self) -> &[ReservedName] {
+        RESERVED
+    }
+
+    fn tool(&self, name: &str, mode: PresentationMode) -> Option<ToolDefinition> {
+        (name == RUN_CODE_NAME && mode != PresentationMode::Native)
+            .then(|| self.transport())
+            .flatten()
+    }
+
+    fn tools(&self, mode: PresentationMode) -> Vec<ToolDefinition> {
+        self.tool(RUN_CODE_NAME, mode).into_iter().collect()
+    }
+
+    fn hides(&self, name: &str, mode: PresentationMode) -> Option<ToolNotFoundError> {
+        (mode == PresentationMode::Code && name != RUN_CODE_NAME).then(|| {
+            ToolNotFoundError::hidden(format!(
+                "unknown tool \"{name}\": only `run_code` is callable directly — call `{name}` from inside a `run_code` program instead"
+            ))
+        })
+    }
+
+    fn prompt(
+        &self,
+        scope: Option<ScopeId>,
+        mode: PresentationMode,
+        stored: &[ToolDefinition],
+        known_names: Vec<String>,
+    ) -> Result<PromptSurface, PromptError> {
+        prompt::surface(self, scope, mode, stored, known_names)
+    }
+
+    fn scope_disposed(&self, scope: ScopeId) {
+        self.sdk_cache
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&Some(scope));
+    }
+}
+
+/// The actionable message when a non-native mode has no runtime (REFERENCE §8.1, in Rust terms).
+pub(crate) fn missing_runtime_message(mode: PresentationMode) -> String {
+    format!(
+        "dsh-tools: mode \"{}\" requires a code runtime — set one with ToolRegistry::set_code_runtime (e.g. dsh_tools_runtime::code::quickjs::QuickJsRuntime) or use PresentationMode::Native",
+        mode.as_str()
+    )
 }
 
 /// A run clock registered for one `run_code` execution; unregistered on drop.
 pub(crate) struct OpenRunClock<'a> {
-    registry: &'a ToolRegistry,
+    code: Option<&'a CodeMode>,
     token: ExecutionToken,
     clock: RunClock,
 }
@@ -73,125 +246,62 @@ impl OpenRunClock<'_> {
 
 impl Drop for OpenRunClock<'_> {
     fn drop(&mut self) {
-        self.registry.clocks().remove(&self.token);
+        if let Some(code) = self.code {
+            code.clocks().remove(&self.token);
+        }
     }
-}
-
-/// The actionable message when a non-native mode has no runtime (REFERENCE §8.1, in Rust terms).
-pub(crate) fn missing_runtime_message(mode: PresentationMode) -> String {
-    format!(
-        "dsh-tools: mode \"{}\" requires a code runtime — set one with ToolRegistry::set_code_runtime (e.g. dsh_tools_runtime::code::quickjs::QuickJsRuntime) or use PresentationMode::Native",
-        mode.as_str()
-    )
 }
 
 impl ToolRegistry {
     /// Mounts the code runtime Code Mode programs run in.
     pub fn set_code_runtime(&self, runtime: Arc<dyn CodeRuntime>) {
-        *self
-            .inner
-            .code
-            .runtime
-            .write()
-            .unwrap_or_else(PoisonError::into_inner) = Some(runtime);
+        if let Some(code) = CodeMode::of(self) {
+            *code.runtime.write().unwrap_or_else(PoisonError::into_inner) = Some(runtime);
+        }
     }
 
     /// The mounted code runtime.
     pub fn code_runtime(&self) -> Option<Arc<dyn CodeRuntime>> {
-        self.inner
-            .code
-            .runtime
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
+        CodeMode::of(self)?.runtime()
     }
 
     /// Mounts the sink of `tool/code-dispatch-start` / `tool/code-dispatch` events.
     pub fn set_code_event_sink(&self, sink: Arc<dyn CodeEventSink>) {
-        *self
-            .inner
-            .code
-            .sink
-            .write()
-            .unwrap_or_else(PoisonError::into_inner) = Some(sink);
+        if let Some(code) = CodeMode::of(self) {
+            *code.sink.write().unwrap_or_else(PoisonError::into_inner) = Some(sink);
+        }
     }
 
     /// Adds a global `tools/code-dispatch-log` listener (REFERENCE §8.6 rule 14): it shapes the
     /// content every `tool/code-dispatch` event records. See [`DispatchLogFn`].
     pub fn on_code_dispatch_log(&self, listener: DispatchLogFn) -> Registration {
-        self.hook_in(None, AnyHook::DispatchLog(listener))
-    }
-
-    fn clocks(
-        &self,
-    ) -> std::sync::MutexGuard<'_, std::collections::HashMap<ExecutionToken, RunClock>> {
-        self.inner
-            .code
-            .clocks
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// Registers a fresh run clock for the `run_code` execution `token`.
-    pub(crate) fn open_run_clock(&self, token: ExecutionToken) -> OpenRunClock<'_> {
-        let clock = RunClock::new();
-        self.clocks().insert(token, clock.clone());
-        OpenRunClock {
-            registry: self,
-            token,
-            clock,
-        }
-    }
-
-    /// Pauses the clock of the `run_code` run `parent` belongs to, if it is one.
-    pub(crate) fn pause_run_clock(&self, parent: Option<ExecutionToken>) -> Option<ClockPause> {
-        let parent = parent?;
-        self.clocks().get(&parent).map(RunClock::pause)
-    }
-
-    /// The SDK section of `scope`, rebuilt only when the registry changed since it was built.
-    pub(crate) fn cached_sdk(
-        &self,
-        scope: Option<dsh_tools::exec::ScopeId>,
-        build: impl FnOnce() -> String,
-    ) -> Arc<str> {
-        let generation = self.inner.generation();
-        let cache = &self.inner.code.sdk_cache;
-        if let Some((built_at, text)) = cache
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(&scope)
-            && *built_at == generation
-        {
-            return Arc::clone(text);
-        }
-        let text: Arc<str> = build().into();
-        cache
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(scope, (generation, Arc::clone(&text)));
-        text
+        self.add_hook::<DispatchLog>(listener)
     }
 
     pub(crate) fn event_sink(&self) -> Option<Arc<dyn CodeEventSink>> {
-        self.inner
-            .code
+        CodeMode::of(self)?
             .sink
             .read()
             .unwrap_or_else(PoisonError::into_inner)
             .clone()
     }
 
-    /// The shared `run_code` transport (the same definition for every code-mode scope).
-    pub(crate) fn transport(&self) -> Option<ToolDefinition> {
-        self.inner
-            .code
-            .transport
-            .get_or_init(|| {
-                transport::run_code_definition(Arc::downgrade(&self.inner))
-                    .inspect_err(|e| tracing::error!("run_code transport is invalid: {e}"))
-                    .ok()
-            })
-            .clone()
+    /// Registers a fresh run clock for the `run_code` execution `token` (a clock nobody pauses
+    /// when the registry has no Code Mode state).
+    pub(crate) fn open_run_clock(&self, token: ExecutionToken) -> OpenRunClock<'_> {
+        let code = CodeMode::of(self);
+        let clock = RunClock::new();
+        if let Some(code) = code {
+            code.clocks().insert(token, clock.clone());
+        }
+        OpenRunClock { code, token, clock }
+    }
+}
+
+impl Scope {
+    /// Adds a `tools/code-dispatch-log` listener that sees only the sub-calls of `run_code` calls
+    /// made by this scope (and its descendants). See [`ToolRegistry::on_code_dispatch_log`].
+    pub fn on_code_dispatch_log(&self, listener: DispatchLogFn) -> Registration {
+        self.add_hook::<DispatchLog>(listener)
     }
 }

@@ -1,14 +1,14 @@
 //! The `run_code` transport definition (REFERENCE §8.3) and its rendering (§8.6 rule 8).
 
-use std::sync::Weak;
-
 use dsh_tools::json::render_pretty;
 use dsh_tools::present::{ToolCallView, ToolKind};
 use dsh_tools::{ContentBlock, ToolDefinition, ToolError};
 use serde_json::{Value, json};
 
-use crate::RUN_CODE_NAME;
-use crate::registry::{Inner, ToolRegistry};
+use crate::registry::WeakRegistry;
+
+/// The Code Mode transport's name, reserved in every mode.
+pub const RUN_CODE_NAME: &str = "run_code";
 
 /// The `code` parameter's description (TypeScript flavour).
 pub const CODE_PARAMETER_DESCRIPTION: &str =
@@ -77,7 +77,7 @@ pub fn render_run_code(value: &Value) -> String {
 /// Builds the shared transport of one registry. It holds the registry weakly (the registry owns
 /// it), and resolves the code runtime when called.
 pub(crate) fn run_code_definition(
-    registry: Weak<Inner>,
+    registry: WeakRegistry,
 ) -> Result<ToolDefinition, dsh_tools::DefinitionError> {
     ToolDefinition::builder(RUN_CODE_NAME)
         .description(RUN_CODE_DESCRIPTION)
@@ -93,7 +93,7 @@ pub(crate) fn run_code_definition(
             )
         })
         .execute(move |args, ctx| {
-            let registry = registry.upgrade().map(|inner| ToolRegistry { inner });
+            let registry = registry.upgrade();
             async move {
                 match registry {
                     Some(registry) => super::bridge::run_code(registry, args, ctx).await,

@@ -1,103 +1,323 @@
 //! The execution pipeline (REFERENCE §6): pre-execute → guards → execute wrappers →
-//! post-execute → result. Every outcome is a result value; `execute` never panics.
+//! post-execute → result. Every outcome is a result value; a call never panics.
+//!
+//! A [`Pipeline`] value owns what the stages need — the hook store, the approval service, host
+//! state, deadline enforcement — and the stages are one file each:
+//!
+//! | phase | stages | file |
+//! |---|---|---|
+//! | begin | 1: snapshot the arguments, mint the token, resolve the tool once | `call.rs` |
+//! | prepare | 2–9: hidden tools, pre-aborted calls, pre-execute policies, approval, guards | `policy.rs` |
+//! | dispatch | 10–14: execute wrappers around core dispatch (the body, under its deadline) | `dispatch.rs` |
+//! | commit | 15–17: post-execute policies; 18–21: materialise, finalise, observe | `post.rs`, `finish.rs` |
+//!
+//! [`execute`] runs the four phases in that order; a batch ([`batch`]) and a Code Mode run's
+//! sub-call lane (`scheduler.rs`) run the same phases, overlapping only dispatch. The pipeline
+//! runs in a [`Host`] (the registry): the host owns the pipeline and answers what a name resolves
+//! to and how scopes nest (which scoped hooks apply).
 
+pub mod batch;
+mod call;
 mod dispatch;
 mod finish;
+pub mod hooks;
 mod outcome;
-mod prepare;
+mod policy;
+mod post;
+mod scheduler;
+pub mod timeout;
 
+use std::future::Future;
+use std::num::NonZeroUsize;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, PoisonError, RwLock};
 use std::time::Instant;
 
-use dsh_tools::exec::{ToolExecution, ToolExecutionInput, ToolExecutionResult};
+use dsh_tools::ToolDefinition;
+use dsh_tools::exec::{
+    ScopeId, StateMap, ToolExecution, ToolExecutionInput, ToolExecutionMode, ToolExecutionResult,
+};
 use tracing::Instrument;
 
-use crate::hooks::Scoped;
-use crate::registry::ToolRegistry;
-pub(crate) use outcome::aborted;
-pub(crate) use prepare::{Execution, Prepared};
+use crate::approval::ApprovalService;
+use crate::error::ToolNotFoundError;
+pub(crate) use call::Call;
+use hooks::{HookKind, HookTables};
+pub(crate) use scheduler::Scheduler;
+#[allow(
+    unused_imports,
+    reason = "a seam for the presentation compiled in (Code Mode); unused in a build without one"
+)]
+pub(crate) use scheduler::{LaneEvent, OnStart};
 
-impl ToolRegistry {
-    /// Executes one call through the whole pipeline and returns its result. Exactly one result
-    /// notification is published per call.
-    ///
-    /// ```
-    /// use dsh_tools::ToolDefinition;
-    /// use dsh_tools::exec::ToolExecutionInput;
-    /// use dsh_tools_runtime::ToolRegistry;
-    /// use serde_json::json;
-    ///
-    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
-    /// let registry = ToolRegistry::new();
-    /// registry.register(ToolDefinition::builder("add")
-    ///     .description("Add two integers.")
-    ///     .parameters_json(json!({"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}, "required": ["a", "b"]}))
-    ///     .output_json(json!({"type": "integer"}))
-    ///     .execute(|args, _| async move { Ok(json!(args["a"].as_i64().unwrap() + args["b"].as_i64().unwrap())) })
-    ///     .build().unwrap()).unwrap().keep();
-    /// let ok = registry.execute(ToolExecutionInput::new("c1", "add", json!({"a": 2, "b": 3}))).await;
-    /// assert_eq!(ok.value(), Some(&json!(5)));
-    /// let bad = registry.execute(ToolExecutionInput::new("c2", "add", json!({"a": "2"}))).await;
-    /// assert_eq!(bad.content()[0].as_text(), Some("Error: invalid arguments: missing required property \"b\"; \"a\" must be an integer"));
-    /// # });
-    /// ```
-    pub async fn execute(&self, input: ToolExecutionInput) -> ToolExecutionResult {
-        let span = tracing::info_span!(
-            "tool.execute",
-            tool = %input.name,
-            call_id = %input.call_id,
-            nested = input.parent.is_some(),
-            outcome = tracing::field::Empty,
-            duration_us = tracing::field::Empty,
-        );
-        // The pipeline's future is large: box it once instead of moving it through every
-        // adapter (measurably cheaper than the memmoves).
-        if span.is_disabled() {
-            return self.execute_inner(input).await;
+/// What a tool name resolves to for one call.
+pub(crate) enum Resolution {
+    /// The definition the call runs.
+    Runs(ToolDefinition),
+    /// A visible tool this call may not run directly (a model-direct call of a tool a Code Mode
+    /// scope reaches only from programs); `refusal` is its `UNKNOWN_TOOL` error.
+    Hidden {
+        def: ToolDefinition,
+        refusal: ToolNotFoundError,
+    },
+    /// Nothing of that name is visible.
+    Unknown,
+}
+
+impl Resolution {
+    /// The definition a call may execute, if any.
+    pub(crate) fn runnable(self) -> Option<ToolDefinition> {
+        match self {
+            Self::Runs(def) => Some(def),
+            Self::Hidden { .. } | Self::Unknown => None,
         }
-        let pipeline = Box::pin(self.execute_inner(input));
-        let started = Instant::now();
-        let result = pipeline.instrument(span.clone()).await;
-        span.record("outcome", if result.is_error() { "error" } else { "ok" });
-        span.record("duration_us", started.elapsed().as_micros() as u64);
-        result
+    }
+}
+
+/// What the pipeline runs in: the tool store it asks what a name resolves to and how scopes
+/// nest, and the pipeline itself. The registry is the one host; a host is cheap to clone (the
+/// futures of a batch each hold one).
+pub(crate) trait Host: Clone + Send + Sync + Unpin + 'static {
+    /// The pipeline (hook store, approval, stage settings).
+    fn pipeline(&self) -> &Pipeline;
+    /// What `name` resolves to for a call by `agent`; `nested` for a call made from inside
+    /// another one (a Code Mode sub-call).
+    fn resolve(&self, name: &str, agent: Option<ScopeId>, nested: bool) -> Resolution;
+    /// The scope chain of `agent`, farthest ancestor first, `agent` last.
+    fn chain(&self, agent: ScopeId) -> Vec<ScopeId>;
+    /// A number that changes whenever what a name resolves to may have changed: a resolution
+    /// made after reading generation `g` still holds while the generation is `g`.
+    fn generation(&self) -> u64;
+}
+
+/// The pipeline of one registry: its hook store and the stages' settings.
+#[derive(Default)]
+pub(crate) struct Pipeline {
+    hooks: RwLock<Arc<HookTables>>,
+    /// The version of `hooks` (read without the lock).
+    hooks_version: AtomicU64,
+    policy: policy::Policy,
+    dispatch: dispatch::Dispatch,
+}
+
+/// Where a call goes after a phase (REFERENCE §6.6).
+pub(crate) enum Prepared {
+    /// Run the execute waterfall.
+    Dispatch,
+    /// A result that still goes through post-execute (denials, in-policy aborts).
+    PostResult(ToolExecutionResult),
+    /// A final result (skips post-execute).
+    FinalResult(ToolExecutionResult),
+}
+
+impl Pipeline {
+    /// A snapshot of the hook store (what a call starting now runs with).
+    pub(crate) fn hooks(&self) -> Arc<HookTables> {
+        Arc::clone(&self.hooks.read().unwrap_or_else(PoisonError::into_inner))
     }
 
-    async fn execute_inner(&self, input: ToolExecutionInput) -> ToolExecutionResult {
-        let (mut execution, failed) = self.create_execution(input);
-        if let Some(result) = failed {
-            return self.finish(&execution, result);
+    /// The hook store as it is now: `snapshot` itself when nothing changed since it was taken.
+    pub(crate) fn hooks_since(&self, snapshot: &Arc<HookTables>) -> Arc<HookTables> {
+        if self.hooks_version.load(Ordering::Acquire) == snapshot.version {
+            Arc::clone(snapshot)
+        } else {
+            self.hooks()
         }
-        let prepared = match self.prepare(&mut execution).await {
-            Prepared::Dispatch => self.dispatch(&execution).await,
-            other => other,
-        };
-        let result = match prepared {
-            Prepared::Dispatch => unreachable_dispatch(),
-            Prepared::FinalResult(result) => result,
-            Prepared::PostResult(result) if execution.hooks.post.is_empty() => result,
-            // Boxed: this rarer stage's future would otherwise size every execution's future.
-            Prepared::PostResult(result) => Box::pin(self.post_execute(&execution, result)).await,
-        };
-        self.finish(&execution, result)
     }
 
-    /// The hooks of `table` that apply to `exec`: unscoped ones, and those registered for the
-    /// call's agent or one of its ancestors.
-    pub(crate) fn filtered<T: Clone>(&self, table: &[Scoped<T>], exec: &ToolExecution) -> Vec<T> {
-        if table.iter().all(|h| h.scope.is_none()) {
-            return table.iter().map(|h| h.hook.clone()).collect();
-        }
-        let state = self.inner.read();
-        table
-            .iter()
-            .filter(|h| match (h.scope, exec.agent) {
-                (None, _) => true,
-                (Some(scope), Some(agent)) => state.within(agent, scope),
-                (Some(_), None) => false,
-            })
-            .map(|h| h.hook.clone())
-            .collect()
+    /// Edits the hook store (copy on write: calls in flight keep their snapshot).
+    pub(crate) fn edit_hooks(&self, edit: impl FnOnce(&mut HookTables)) {
+        let mut guard = self.hooks.write().unwrap_or_else(PoisonError::into_inner);
+        let tables = Arc::make_mut(&mut guard);
+        edit(tables);
+        tables.version += 1;
+        self.hooks_version.store(tables.version, Ordering::Release);
     }
+
+    /// Adds a hook of kind `K`.
+    pub(crate) fn add_hook<K: HookKind>(&self, id: u64, scope: Option<ScopeId>, hook: K::Hook) {
+        self.edit_hooks(|tables| tables.insert::<K>(id, scope, hook));
+    }
+
+    pub(crate) fn set_approval(&self, service: Arc<dyn ApprovalService>) {
+        self.policy.set_approval(service);
+    }
+
+    pub(crate) fn provide_state(&self, edit: impl FnOnce(&mut StateMap)) {
+        self.dispatch.provide_state(edit);
+    }
+
+    pub(crate) fn enforce_deadlines(&self, enforce: bool) {
+        self.dispatch.enforce_deadlines(enforce);
+    }
+}
+
+/// The hooks of kind `K` that apply to `exec`, from the store as it is now.
+#[allow(
+    dead_code,
+    reason = "a seam for the presentation compiled in (Code Mode); unused in a build without one"
+)]
+pub(crate) fn applicable<K: HookKind, H: Host>(host: &H, exec: &ToolExecution) -> Vec<K::Hook> {
+    let hooks = host.pipeline().hooks();
+    hooks::applicable(hooks.get::<K>(), exec, |agent| host.chain(agent))
+}
+
+// --- One call ----------------------------------------------------------------------------------
+
+/// Runs one call through every phase and returns its result (exactly one result notification
+/// is published per call).
+pub(crate) async fn execute<H: Host>(host: &H, input: ToolExecutionInput) -> ToolExecutionResult {
+    let span = call_span(&input, None);
+    // The pipeline's future is large: box it once instead of moving it through every adapter
+    // (measurably cheaper than the memmoves).
+    if span.is_disabled() {
+        return run(host, input).await;
+    }
+    let pipeline = Box::pin(run(host, input));
+    let started = Instant::now();
+    let result = pipeline.instrument(span.clone()).await;
+    record_outcome(&span, &result, started);
+    result
+}
+
+/// The four phases of one call, in order (the commit phase inline: a separate future would move
+/// the result through one more frame on every call).
+async fn run<H: Host>(host: &H, input: ToolExecutionInput) -> ToolExecutionResult {
+    let mut call = begin(host, input, false);
+    let prepared = match call.early_result() {
+        Some(result) => Prepared::FinalResult(result),
+        None => prepare(host, &mut call).await,
+    };
+    let prepared = match prepared {
+        Prepared::Dispatch => dispatch(host, &call).await,
+        other => other,
+    };
+    let result = match settle(&call, prepared) {
+        Settled::Finish(result) => result,
+        // Boxed: this rarer stage's future would otherwise size every call's future.
+        Settled::Post(result) => Box::pin(post::run(host, &call, result)).await,
+    };
+    finish::run(host, &call, result)
+}
+
+/// Phase 1 (stage 1): creates the call (`checked`: its arguments are known to be lossless).
+pub(crate) fn begin<H: Host>(host: &H, input: ToolExecutionInput, checked: bool) -> Call {
+    Call::create(host, input, checked, host.pipeline().hooks())
+}
+
+/// Phase 2 (stages 2–9).
+pub(crate) fn prepare<'a, H: Host>(
+    host: &'a H,
+    call: &'a mut Call,
+) -> impl Future<Output = Prepared> + Send + 'a {
+    host.pipeline().policy.prepare(host, call)
+}
+
+/// Phase 3 (stages 10–14). Returns a post-result, or a final result.
+pub(crate) fn dispatch<'a, H: Host>(
+    host: &'a H,
+    call: &'a Call,
+) -> impl Future<Output = Prepared> + Send + 'a {
+    dispatch::dispatch(host, call)
+}
+
+/// Phase 4 (stages 15–21): post-execute for a post-result, then finishing.
+pub(crate) async fn commit<H: Host>(
+    host: &H,
+    call: &Call,
+    prepared: Prepared,
+) -> ToolExecutionResult {
+    let result = match settle(call, prepared) {
+        Settled::Finish(result) => result,
+        Settled::Post(result) => post::run(host, call, result).await,
+    };
+    finish::run(host, call, result)
+}
+
+/// Where the result of phases 1–3 goes in phase 4.
+enum Settled {
+    /// Straight to finishing.
+    Finish(ToolExecutionResult),
+    /// Through the post-execute policies first.
+    Post(ToolExecutionResult),
+}
+
+#[inline(always)]
+fn settle(call: &Call, prepared: Prepared) -> Settled {
+    match prepared {
+        Prepared::Dispatch => Settled::Finish(unreachable_dispatch()),
+        Prepared::FinalResult(result) => Settled::Finish(result),
+        Prepared::PostResult(result) if call.hooks.get::<hooks::PostExecute>().is_empty() => {
+            Settled::Finish(result)
+        }
+        Prepared::PostResult(result) => Settled::Post(result),
+    }
+}
+
+/// How a call may be scheduled (REFERENCE §5.5): parallel only when the tool it resolves to
+/// classifies these raw arguments as concurrency-safe; otherwise exclusive.
+pub(crate) fn classify<H: Host>(host: &H, input: &ToolExecutionInput) -> ToolExecutionMode {
+    let nested = input.parent.is_some();
+    let Some(def) = host.resolve(&input.name, input.agent, nested).runnable() else {
+        return ToolExecutionMode::Exclusive;
+    };
+    let args = &input.arguments;
+    let safe = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        def.is_concurrency_safe(args)
+    }))
+    .unwrap_or(false);
+    if safe {
+        ToolExecutionMode::Parallel
+    } else {
+        ToolExecutionMode::Exclusive
+    }
+}
+
+// --- Many calls --------------------------------------------------------------------------------
+
+/// Runs the calls of one model turn (see [`batch`]).
+pub(crate) async fn execute_batch<H: Host>(
+    host: &H,
+    inputs: Vec<ToolExecutionInput>,
+    max_parallel: NonZeroUsize,
+) -> Vec<ToolExecutionResult> {
+    if inputs.is_empty() {
+        return Vec::new();
+    }
+    let span = tracing::info_span!(
+        "tool.batch",
+        calls = inputs.len(),
+        max_parallel = max_parallel.get()
+    );
+    Scheduler::batch(host.clone(), inputs, max_parallel)
+        .instrument(span)
+        .await
+}
+
+/// The `tool.execute` span of one call (`index`: its position in a batch or a run's lane).
+pub(crate) fn call_span(input: &ToolExecutionInput, index: Option<usize>) -> tracing::Span {
+    let span = tracing::info_span!(
+        "tool.execute",
+        tool = %input.name,
+        call_id = %input.call_id,
+        nested = input.parent.is_some(),
+        batch_index = tracing::field::Empty,
+        outcome = tracing::field::Empty,
+        duration_us = tracing::field::Empty,
+    );
+    if let Some(index) = index {
+        span.record("batch_index", index);
+    }
+    span
+}
+
+/// Records a call's outcome and duration on its span.
+pub(crate) fn record_outcome(span: &tracing::Span, result: &ToolExecutionResult, started: Instant) {
+    span.record("outcome", if result.is_error() { "error" } else { "ok" });
+    span.record(
+        "duration_us",
+        u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX),
+    );
 }
 
 /// Dispatch always resolves to a post- or final result.

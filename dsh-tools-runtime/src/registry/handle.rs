@@ -6,15 +6,14 @@ use std::sync::{Arc, Weak};
 use dsh_tools::exec::ScopeId;
 
 use super::Inner;
-use crate::hooks::HookKind;
 
 /// What a handle undoes.
 #[derive(Debug, Clone)]
 pub(crate) enum Effect {
-    /// A layer entry (tool, restriction, guard, presentation mode).
+    /// A layer entry (tool, restriction, presentation mode).
     Layer { scope: Option<ScopeId>, id: u64 },
-    /// A hook.
-    Hook { kind: HookKind, id: u64 },
+    /// A hook (of any kind, guards included).
+    Hook { id: u64 },
     /// A change listener.
     Listener { id: u64 },
     /// Several effects, undone in reverse order.

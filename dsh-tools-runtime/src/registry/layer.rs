@@ -6,7 +6,6 @@ use dsh_tools::ToolDefinition;
 use dsh_tools::exec::ScopeId;
 
 use super::PresentationMode;
-use crate::hooks::GuardFn;
 
 /// A compiled `restrict` filter.
 #[derive(Debug, Clone)]
@@ -23,12 +22,11 @@ impl Restriction {
     }
 }
 
-/// Named tools (insertion order, unique per layer), restrictions, guards and a presentation cell.
+/// Named tools (insertion order, unique per layer), restrictions and a presentation cell.
 #[derive(Clone, Default)]
 pub(crate) struct Layer {
     pub(crate) tools: Vec<(u64, ToolDefinition)>,
     pub(crate) restrictions: Vec<Restriction>,
-    pub(crate) guards: Vec<(u64, GuardFn)>,
     pub(crate) mode: Option<(u64, PresentationMode)>,
 }
 
@@ -44,26 +42,21 @@ impl Layer {
         self.restrictions.iter().all(|r| r.admits(name))
     }
 
-    /// Removes the effect with this id; returns whether anything was removed and whether it was
-    /// a change that notifies listeners (tools, restrictions, modes — not guards).
-    pub(crate) fn remove(&mut self, id: u64) -> Option<bool> {
+    /// Removes the entry with this id; returns whether anything was removed.
+    pub(crate) fn remove(&mut self, id: u64) -> bool {
         if let Some(i) = self.tools.iter().position(|(e, _)| *e == id) {
             self.tools.remove(i);
-            return Some(true);
+            return true;
         }
         if let Some(i) = self.restrictions.iter().position(|r| r.id == id) {
             self.restrictions.remove(i);
-            return Some(true);
-        }
-        if let Some(i) = self.guards.iter().position(|(e, _)| *e == id) {
-            self.guards.remove(i);
-            return Some(false);
+            return true;
         }
         if self.mode.is_some_and(|(e, _)| e == id) {
             self.mode = None;
-            return Some(true);
+            return true;
         }
-        None
+        false
     }
 }
 
@@ -72,9 +65,11 @@ impl Layer {
 pub(crate) struct ScopeNode {
     pub(crate) parent: Option<ScopeId>,
     pub(crate) layer: Layer,
-    /// A disposed scope keeps its parent link (so its children still inherit through it) but
-    /// accepts no registrations.
+    /// A disposed scope accepts no registrations. It stays (empty) while it has children, so
+    /// they still inherit through its parent link, and is freed with its last child.
     pub(crate) disposed: bool,
+    /// How many nodes name this one as their parent.
+    pub(crate) children: usize,
 }
 
 /// Everything the registry knows, behind one `RwLock`.
@@ -85,6 +80,47 @@ pub(crate) struct RegistryState {
 }
 
 impl RegistryState {
+    /// Adds a live scope under `parent`.
+    pub(crate) fn create(&mut self, id: ScopeId, parent: Option<ScopeId>) {
+        if let Some(node) = parent.and_then(|p| self.scopes.get_mut(&p)) {
+            node.children += 1;
+        }
+        self.scopes.insert(
+            id,
+            ScopeNode {
+                parent,
+                ..ScopeNode::default()
+            },
+        );
+    }
+
+    /// Disposes `scope`: its layer is taken out and returned (`None` when it was already
+    /// disposed or is unknown), and the node is freed unless children still inherit through it.
+    pub(crate) fn dispose(&mut self, scope: ScopeId) -> Option<Layer> {
+        let node = self.scopes.get_mut(&scope).filter(|node| !node.disposed)?;
+        node.disposed = true;
+        let layer = std::mem::take(&mut node.layer);
+        self.free(scope);
+        Some(layer)
+    }
+
+    /// Frees `scope` and then each ancestor, as long as the node is disposed and childless.
+    fn free(&mut self, scope: ScopeId) {
+        let mut cursor = Some(scope);
+        while let Some(id) = cursor {
+            match self.scopes.get(&id) {
+                Some(node) if node.disposed && node.children == 0 => {
+                    cursor = node.parent;
+                    self.scopes.remove(&id);
+                    if let Some(parent) = cursor.and_then(|p| self.scopes.get_mut(&p)) {
+                        parent.children -= 1;
+                    }
+                }
+                _ => break,
+            }
+        }
+    }
+
     /// The scope chain of `scope`, farthest ancestor first, the scope itself last. Only live
     /// scopes appear; a cycle (impossible through the API) is cut.
     pub(crate) fn chain(&self, scope: ScopeId) -> Vec<ScopeId> {
@@ -102,23 +138,6 @@ impl RegistryState {
         }
         chain.reverse();
         chain
-    }
-
-    /// Whether `agent` is `scope` or one of its descendants.
-    pub(crate) fn within(&self, agent: ScopeId, scope: ScopeId) -> bool {
-        let mut cursor = Some(agent);
-        let mut steps = 0usize;
-        while let Some(id) = cursor {
-            if id == scope {
-                return true;
-            }
-            steps += 1;
-            if steps > self.scopes.len() {
-                return false;
-            }
-            cursor = self.scopes.get(&id).and_then(|node| node.parent);
-        }
-        false
     }
 
     /// The live layer of `scope` (`None` for a disposed or unknown scope).

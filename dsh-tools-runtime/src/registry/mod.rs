@@ -1,25 +1,36 @@
-//! The tool registry: a global layer plus scopes (REFERENCE §5).
+//! The tool registry: a global layer plus scopes (REFERENCE §5) — storage and visibility.
+//!
+//! The registry stores tools, restrictions and presentation modes per layer and answers what a
+//! scope sees. Everything about running a call belongs to the [`Pipeline`] it owns; the host's
+//! entry points into it (`execute`, `execute_batch`, the hook registrations) are in `host.rs`.
+//! A presentation that adds tools of its own (Code Mode's transport) plugs in through
+//! [`ScopeExtension`].
 
+mod extension;
 mod handle;
+mod host;
 mod layer;
 mod mutate;
-pub use mutate::ToolRestriction;
+mod prompt;
 mod scope;
 mod view;
 
 use std::num::NonZeroUsize;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, PoisonError, RwLock};
+use std::sync::{Arc, OnceLock, PoisonError, RwLock, Weak};
 
-use dsh_tools::exec::{ScopeId, StateMap, ToolExecutionInput, ToolExecutionMode};
+use dsh_tools::exec::{ScopeId, ToolExecutionInput, ToolExecutionMode};
 use dsh_tools::{ToolDefinition, ToolSchemaWire};
 
-use crate::approval::ApprovalService;
-use crate::hooks::HookTables;
+use crate::batch::BatchOptions;
+use crate::pipeline::{self, Host, Pipeline, Resolution};
 
+pub(crate) use extension::{Builtin, ReservedName, ScopeExtension};
 pub(crate) use handle::Effect;
 pub use handle::Registration;
 pub(crate) use layer::RegistryState;
+pub use mutate::ToolRestriction;
+pub use prompt::{PromptError, PromptSection, PromptSurface};
 pub use scope::Scope;
 
 /// How a scope's tools are presented to the model (REFERENCE §8.1).
@@ -28,7 +39,8 @@ pub enum PresentationMode {
     /// Native function calling (the default).
     #[default]
     Native,
-    /// Code Mode only: the model calls `run_code`; native tools are reached from programs.
+    /// Code Mode only: the model calls the Code Mode tool; native tools are reached from
+    /// programs.
     Code,
     /// Both.
     Both,
@@ -58,8 +70,15 @@ impl Default for RegistryConfig {
     fn default() -> Self {
         Self {
             mode: PresentationMode::Native,
-            max_parallel_sub_calls: NonZeroUsize::new(10).unwrap_or(NonZeroUsize::MIN),
+            max_parallel_sub_calls: BatchOptions::default().max_parallel,
         }
+    }
+}
+
+impl From<RegistryConfig> for BatchOptions {
+    /// The cap of a registry: `max_parallel_sub_calls`.
+    fn from(config: RegistryConfig) -> Self {
+        Self::new(config.max_parallel_sub_calls)
     }
 }
 
@@ -91,17 +110,15 @@ pub enum RegistryChange {
 pub(crate) type ChangeListener = Arc<dyn Fn(&RegistryChange) + Send + Sync>;
 
 pub(crate) struct Inner {
-    pub(crate) config: RegistryConfig,
-    pub(crate) state: RwLock<RegistryState>,
-    pub(crate) hooks: RwLock<Arc<HookTables>>,
-    pub(crate) listeners: RwLock<Vec<(u64, ChangeListener)>>,
-    pub(crate) approval: RwLock<Option<Arc<dyn ApprovalService>>>,
-    pub(crate) states: RwLock<Arc<StateMap>>,
-    #[cfg(feature = "code-mode")]
-    pub(crate) code: crate::code::CodeState,
+    config: RegistryConfig,
+    state: RwLock<RegistryState>,
+    listeners: RwLock<Vec<(u64, ChangeListener)>>,
+    /// What a presentation adds to scopes (Code Mode, when it is compiled in).
+    extension: OnceLock<Arc<dyn ScopeExtension>>,
+    /// Where calls run.
+    pipeline: Pipeline,
     ids: AtomicU64,
-    /// Bumped by every write to the registry state: a cached projection (the SDK text) built
-    /// at one generation is stale at any other.
+    /// Bumped by every write to `state` (see [`Host::generation`]).
     generation: AtomicU64,
 }
 
@@ -124,23 +141,8 @@ impl Inner {
 
     pub(crate) fn write(&self) -> std::sync::RwLockWriteGuard<'_, RegistryState> {
         let guard = self.state.write().unwrap_or_else(PoisonError::into_inner);
-        self.generation.fetch_add(1, Ordering::SeqCst);
+        self.generation.fetch_add(1, Ordering::AcqRel);
         guard
-    }
-
-    /// The current state generation (see [`Inner::write`]).
-    #[cfg(feature = "code-mode")]
-    pub(crate) fn generation(&self) -> u64 {
-        self.generation.load(Ordering::SeqCst)
-    }
-
-    pub(crate) fn hook_tables(&self) -> Arc<HookTables> {
-        Arc::clone(&self.hooks.read().unwrap_or_else(PoisonError::into_inner))
-    }
-
-    pub(crate) fn edit_hooks(&self, edit: impl FnOnce(&mut HookTables)) {
-        let mut guard = self.hooks.write().unwrap_or_else(PoisonError::into_inner);
-        edit(Arc::make_mut(&mut guard));
     }
 }
 
@@ -169,6 +171,24 @@ pub struct ToolRegistry {
     pub(crate) inner: Arc<Inner>,
 }
 
+/// A registry held weakly (by what the registry itself owns, such as Code Mode's transport).
+#[derive(Clone, Debug)]
+#[allow(
+    dead_code,
+    reason = "a seam for the presentation compiled in (Code Mode); unused in a build without one"
+)]
+pub(crate) struct WeakRegistry(Weak<Inner>);
+
+#[allow(
+    dead_code,
+    reason = "a seam for the presentation compiled in (Code Mode); unused in a build without one"
+)]
+impl WeakRegistry {
+    pub(crate) fn upgrade(&self) -> Option<ToolRegistry> {
+        self.0.upgrade().map(|inner| ToolRegistry { inner })
+    }
+}
+
 impl Default for ToolRegistry {
     fn default() -> Self {
         Self::new()
@@ -183,20 +203,45 @@ impl ToolRegistry {
 
     /// A registry with `config`.
     pub fn with_config(config: RegistryConfig) -> Self {
-        Self {
+        let registry = Self {
             inner: Arc::new(Inner {
                 config,
                 state: RwLock::new(RegistryState::default()),
-                hooks: RwLock::new(Arc::new(HookTables::default())),
                 listeners: RwLock::new(Vec::new()),
-                approval: RwLock::new(None),
-                states: RwLock::new(Arc::new(StateMap::default())),
-                #[cfg(feature = "code-mode")]
-                code: crate::code::CodeState::default(),
+                extension: OnceLock::new(),
+                pipeline: Pipeline::default(),
                 ids: AtomicU64::new(1),
                 generation: AtomicU64::new(0),
             }),
+        };
+        for builtin in inventory::iter::<Builtin> {
+            (builtin.install)(&registry);
         }
+        registry
+    }
+
+    /// Plugs a presentation in (once: Code Mode's [`Builtin`] does it).
+    #[allow(
+        dead_code,
+        reason = "a seam for the presentation compiled in (Code Mode); unused in a build without one"
+    )]
+    pub(crate) fn install_extension(&self, extension: Arc<dyn ScopeExtension>) {
+        if self.inner.extension.set(extension).is_err() {
+            tracing::error!("a registry holds one scope extension; a second one was ignored");
+        }
+    }
+
+    /// The installed presentation, if any.
+    pub(crate) fn extension(&self) -> Option<&Arc<dyn ScopeExtension>> {
+        self.inner.extension.get()
+    }
+
+    #[allow(
+        dead_code,
+        reason = "a seam for the presentation compiled in (Code Mode); unused in a build without one"
+    )]
+    pub(crate) fn downgrade(&self) -> WeakRegistry {
+        WeakRegistry(Arc::downgrade(&self.inner))
     }
 
     /// The configuration.
@@ -204,34 +249,41 @@ impl ToolRegistry {
         self.inner.config
     }
 
-    /// Creates a new top-level scope (an agent).
+    /// Creates a new top-level scope (an agent). Dropping its last handle disposes it, unless it
+    /// was [kept](Scope::keep).
     pub fn scope(&self) -> Scope {
         Scope::create(self, None)
+    }
+
+    /// Whether `scope` is a live (not disposed) scope of this registry.
+    #[allow(
+        dead_code,
+        reason = "a seam for the presentation compiled in (Code Mode); unused in a build without one"
+    )]
+    pub(crate) fn is_live(&self, scope: ScopeId) -> bool {
+        self.inner.read().layer(Some(scope)).is_some()
     }
 
     /// The visible definition named `name` as `scope` sees it (shadowing and restrictions
     /// applied; `None` = the global view).
     pub fn get(&self, name: &str, scope: Option<ScopeId>) -> Option<ToolDefinition> {
-        if name == crate::RUN_CODE_NAME {
-            return self.transport_for(scope);
+        let state = self.inner.read();
+        if let Some(extension) = self.extension() {
+            let mode = self.mode_in(&state, scope);
+            if let Some(tool) = extension.tool(name, mode) {
+                return Some(tool);
+            }
         }
-        view::get(&self.inner.read(), name, scope)
-    }
-
-    /// The `run_code` transport when `scope`'s mode is not native (REFERENCE §5.4 rule 6).
-    fn transport_for(&self, scope: Option<ScopeId>) -> Option<ToolDefinition> {
-        #[cfg(feature = "code-mode")]
-        if self.effective_mode(scope) != PresentationMode::Native {
-            return self.transport();
-        }
-        let _ = scope;
-        None
+        view::get(&state, name, scope)
     }
 
     /// Every definition `scope` can see, in visible order.
     pub fn visible(&self, scope: Option<ScopeId>) -> Vec<ToolDefinition> {
-        let mut visible = view::view(&self.inner.read(), scope).visible;
-        visible.extend(self.transport_for(scope));
+        let state = self.inner.read();
+        let mut visible = view::view(&state, scope).visible;
+        if let Some(extension) = self.extension() {
+            visible.extend(extension.tools(self.mode_in(&state, scope)));
+        }
         visible
     }
 
@@ -250,64 +302,55 @@ impl ToolRegistry {
 
     /// The effective presentation mode of `scope`.
     pub fn effective_mode(&self, scope: Option<ScopeId>) -> PresentationMode {
-        self.inner
-            .read()
-            .declared_mode(scope)
-            .unwrap_or(self.inner.config.mode)
+        self.mode_in(&self.inner.read(), scope)
+    }
+
+    fn mode_in(&self, state: &RegistryState, scope: Option<ScopeId>) -> PresentationMode {
+        state.declared_mode(scope).unwrap_or(self.inner.config.mode)
     }
 
     /// How the call may be scheduled (REFERENCE §5.5): parallel only when the resolved tool
     /// classifies these raw arguments as concurrency-safe; otherwise exclusive.
     pub fn execution_mode(&self, input: &ToolExecutionInput) -> ToolExecutionMode {
-        let Some(def) = self.resolve_executable(&input.name, input.agent, input.parent.is_some())
-        else {
-            return ToolExecutionMode::Exclusive;
-        };
-        let args = &input.arguments;
-        let safe = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            def.is_concurrency_safe(args)
-        }))
-        .unwrap_or(false);
-        if safe {
-            ToolExecutionMode::Parallel
-        } else {
-            ToolExecutionMode::Exclusive
-        }
+        pipeline::classify(self, input)
+    }
+}
+
+impl Host for ToolRegistry {
+    fn pipeline(&self) -> &Pipeline {
+        &self.inner.pipeline
     }
 
-    /// The definition a call may execute: visible, and not collapsed behind `run_code`.
-    pub(crate) fn resolve_executable(
-        &self,
-        name: &str,
-        agent: Option<ScopeId>,
-        nested: bool,
-    ) -> Option<ToolDefinition> {
-        if name == crate::RUN_CODE_NAME {
-            return self.transport_for(agent);
-        }
+    /// The definition a call runs: an extra tool of the caller's presentation, or a visible
+    /// stored tool — unless the presentation hides it from direct calls.
+    fn resolve(&self, name: &str, agent: Option<ScopeId>, nested: bool) -> Resolution {
         let state = self.inner.read();
-        let def = view::get(&state, name, agent)?;
-        let mode = state.declared_mode(agent).unwrap_or(self.inner.config.mode);
-        let collapsed = !nested && mode == PresentationMode::Code;
-        (!collapsed).then_some(def)
+        let extension = self.extension();
+        let mode = match extension {
+            Some(_) => self.mode_in(&state, agent),
+            None => PresentationMode::Native,
+        };
+        if let Some(tool) = extension.and_then(|e| e.tool(name, mode)) {
+            return Resolution::Runs(tool);
+        }
+        let Some(def) = view::get(&state, name, agent) else {
+            return Resolution::Unknown;
+        };
+        drop(state);
+        match extension
+            .filter(|_| !nested)
+            .and_then(|e| e.hides(name, mode))
+        {
+            Some(refusal) => Resolution::Hidden { def, refusal },
+            None => Resolution::Runs(def),
+        }
     }
 
-    /// Mounts the host's approval service (consulted when a pre-execute policy asks).
-    pub fn set_approval(&self, service: Arc<dyn ApprovalService>) {
-        *self
-            .inner
-            .approval
-            .write()
-            .unwrap_or_else(PoisonError::into_inner) = Some(service);
+    fn chain(&self, agent: ScopeId) -> Vec<ScopeId> {
+        self.inner.read().chain(agent)
     }
 
-    /// Makes host state available to `State<T>` tool parameters.
-    pub fn provide_state<T: Send + Sync + 'static>(&self, value: Arc<T>) {
-        let mut guard = self
-            .inner
-            .states
-            .write()
-            .unwrap_or_else(PoisonError::into_inner);
-        Arc::make_mut(&mut guard).insert(value);
+    fn generation(&self) -> u64 {
+        self.inner.generation.load(Ordering::Acquire)
     }
 }

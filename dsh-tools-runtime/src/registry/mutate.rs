@@ -4,15 +4,14 @@ use std::collections::HashSet;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, PoisonError};
 
-use dsh_tools::exec::{ScopeId, ToolExecution};
+use dsh_tools::exec::ScopeId;
 use dsh_tools::{ToolDefinition, ToolSet};
 
 use super::layer::{Restriction, quoted_names};
-use super::{Effect, Inner, PresentationMode, Registration, RegistryChange, ToolRegistry, view};
-use crate::error::{RUN_CODE_NAME, RegistryError};
-use crate::hooks::{
-    AnyHook, ExecuteWrapperFn, GuardFn, PostExecuteFn, PreExecuteFn, ResultObserverFn,
+use super::{
+    Effect, Inner, PresentationMode, Registration, RegistryChange, ReservedName, ToolRegistry, view,
 };
+use crate::error::RegistryError;
 use crate::panic_message;
 
 /// A `restrict` filter: keep only `allow`, and/or remove `deny`.
@@ -38,38 +37,6 @@ impl ToolRegistry {
     /// Registers a tool set (the `#[tool_set]` methods of `set`) in the global layer.
     pub fn register_set<T: ToolSet>(&self, set: Arc<T>) -> Result<Registration, RegistryError> {
         self.register_all(None, set.tool_definitions()?)
-    }
-
-    /// Adds a global guard (no change notification).
-    pub fn guard(
-        &self,
-        guard: impl Fn(&ToolExecution) -> Option<String> + Send + Sync + 'static,
-    ) -> Registration {
-        self.guard_in(None, Arc::new(guard))
-    }
-
-    /// Adds a global pre-execute policy (sees every call).
-    pub fn on_pre_execute(&self, hook: PreExecuteFn) -> Registration {
-        self.hook_in(None, AnyHook::Pre(hook))
-    }
-
-    /// Adds a global execute wrapper.
-    pub fn on_execute(&self, hook: ExecuteWrapperFn) -> Registration {
-        self.hook_in(None, AnyHook::Wrapper(hook))
-    }
-
-    /// Adds a global post-execute policy.
-    pub fn on_post_execute(&self, hook: PostExecuteFn) -> Registration {
-        self.hook_in(None, AnyHook::Post(hook))
-    }
-
-    /// Adds a global result observer.
-    pub fn on_result(
-        &self,
-        observer: impl Fn(&ToolExecution, &dsh_tools::exec::ToolExecutionResult) + Send + Sync + 'static,
-    ) -> Registration {
-        let hook: ResultObserverFn = Arc::new(observer);
-        self.hook_in(None, AnyHook::Observer(hook))
     }
 
     /// Adds a change listener (every change, scoped or not). A panicking listener rolls the
@@ -111,8 +78,11 @@ impl ToolRegistry {
         def: ToolDefinition,
     ) -> Result<Registration, RegistryError> {
         let name = def.name().to_owned();
-        if name == RUN_CODE_NAME {
-            return Err(RegistryError::ReservedName);
+        if let Some(reserved) = self.reserved(&name) {
+            return Err(RegistryError::ReservedName {
+                name: reserved.name,
+                holder: reserved.holder,
+            });
         }
         let id = self.inner.next_id();
         {
@@ -145,8 +115,11 @@ impl ToolRegistry {
             return Err(RegistryError::EmptyRestriction);
         }
         let named = filter.allow.iter().chain(filter.deny.iter()).flatten();
-        if named.clone().any(|n| n == RUN_CODE_NAME) {
-            return Err(RegistryError::RestrictReserved);
+        if let Some(reserved) = named.clone().find_map(|n| self.reserved(n)) {
+            return Err(RegistryError::RestrictReserved {
+                name: reserved.name,
+                holder: reserved.holder,
+            });
         }
         let id = self.inner.next_id();
         {
@@ -223,31 +196,14 @@ impl ToolRegistry {
         ))
     }
 
-    pub(crate) fn guard_in(&self, scope: Option<ScopeId>, guard: GuardFn) -> Registration {
-        let id = self.inner.next_id();
-        if let Some(layer) = self.inner.write().layer_mut(scope) {
-            layer.guards.push((id, guard));
-        }
-        Registration::new(&self.inner, Effect::Layer { scope, id })
-    }
-
-    pub(crate) fn hook_in(&self, scope: Option<ScopeId>, hook: AnyHook) -> Registration {
-        // A hook of a disposed scope would outlive the scope's disposal (and still reach its
-        // children, which keep their parent link): it is not added. The state lock is held
-        // across the insert so a concurrent `Scope::dispose` either sees the hook or is seen.
-        let state = self.inner.read();
-        if state.layer(scope).is_none() {
-            return Registration::new(&self.inner, Effect::Nothing);
-        }
-        let id = self.inner.next_id();
-        let mut kind = None;
-        self.inner
-            .edit_hooks(|tables| kind = Some(tables.insert(id, scope, hook)));
-        drop(state);
-        match kind {
-            Some(kind) => Registration::new(&self.inner, Effect::Hook { kind, id }),
-            None => Registration::new(&self.inner, Effect::Nothing),
-        }
+    /// The extension's hold on `name`, if it has one.
+    fn reserved(&self, name: &str) -> Option<ReservedName> {
+        let extension = self.extension()?;
+        extension
+            .reserved()
+            .iter()
+            .find(|r| r.name == name)
+            .copied()
     }
 
     fn notify_or_undo(&self, scope: ScopeId, id: u64) -> Result<(), RegistryError> {
@@ -286,7 +242,7 @@ impl Inner {
         match effect {
             Effect::Nothing => {}
             Effect::Composite(effects) => effects.iter().rev().for_each(|e| self.undo(e)),
-            Effect::Hook { kind, id } => self.edit_hooks(|t| t.remove(*kind, *id)),
+            Effect::Hook { id } => self.pipeline.edit_hooks(|t| t.remove(*id)),
             Effect::Listener { id } => self
                 .listeners
                 .write()
@@ -301,25 +257,23 @@ impl Inner {
                             .find(|(e, _)| e == id)
                             .map(|(_, d)| d.name().to_owned())
                     });
-                    state
-                        .layer_mut(*scope)
-                        .and_then(|l| l.remove(*id))
-                        .map(|notifies| (notifies, name))
+                    let removed = state.layer_mut(*scope).is_some_and(|l| l.remove(*id));
+                    removed.then_some(name)
                 };
                 // Removal never rolls back: a listener panic here is contained.
                 match removed {
-                    Some((true, Some(name))) => {
+                    Some(Some(name)) => {
                         let _ = self.notify(&RegistryChange::Unregistered {
                             name,
                             scope: *scope,
                         });
                     }
-                    Some((true, None)) => {
+                    Some(None) => {
                         if let Some(scope) = scope {
                             let _ = self.notify(&RegistryChange::ScopeChanged { scope: *scope });
                         }
                     }
-                    _ => {}
+                    None => {}
                 }
             }
         }

@@ -1,7 +1,14 @@
-//! The timeout policy: a tool's declared `timeout_ms` enforced around dispatch (REFERENCE §10),
-//! with hard cancellation on top of the reference's cooperative one.
+//! Deadlines: a tool's declared `timeout_ms` enforced (REFERENCE §10), with hard cancellation on
+//! top of the reference's cooperative one.
 //!
-//! [`timeout_policy`] is an execute wrapper. For a call whose tool declares a budget it runs the
+//! **By default** the pipeline enforces every declared budget around the tool's body: the body
+//! runs under a deadline token and is dropped when the budget runs out, and the call fails with
+//! `TOOL_TIMEOUT`. A host that enforces budgets some other way turns this off with
+//! [`ToolRegistry::enforce_deadlines`](crate::ToolRegistry::enforce_deadlines)`(false)`.
+//!
+//! The default bounds each run of the body. To bound more — the execute wrappers around it, a
+//! retrying wrapper's every attempt together — register the same budget as an execute wrapper:
+//! [`timeout_policy`] is one. For a call whose tool declares a budget it runs the
 //! rest of the execute waterfall under a *deadline token* (a child of the dispatch view's token,
 //! so the caller's cancellation still reaches the body) and races it against a timer:
 //!
@@ -13,7 +20,7 @@
 //!   waterfall returns (usually `ABORTED`), or `ABORTED` when the body ignores the cancellation
 //!   until the deadline, at which point it is dropped all the same.
 //!
-//! A call without a budget (or whose tool is no longer visible) is delegated unchanged.
+//! A call without a budget is delegated unchanged.
 //!
 //! # Wrapper order
 //!
@@ -24,10 +31,11 @@
 //! # Runtime
 //!
 //! The deadline is a [`tokio::time::sleep`], so calls must run on a Tokio runtime with the time
-//! driver enabled (without it the wrapper panics and the call fails with that message).
+//! driver enabled. Without it the default fails a call whose tool declares a budget before its
+//! body runs, naming the cause; the wrapper panics and the call fails with that message.
 
 use std::panic::AssertUnwindSafe;
-use std::sync::{Arc, Weak};
+use std::sync::Arc;
 use std::time::Duration;
 
 use dsh_tools::definition::BoxFuture;
@@ -35,8 +43,7 @@ use dsh_tools::exec::ToolExecutionResult;
 use dsh_tools::{ErrorCode, HarnessError, ToolError};
 use futures_util::FutureExt;
 
-use crate::hooks::{DispatchExecution, ExecuteNext, ExecuteWrapperFn};
-use crate::registry::{Inner, Registration, ToolRegistry};
+use super::hooks::{DispatchExecution, ExecuteNext, ExecuteWrapperFn};
 
 /// The stable code of a timed-out call.
 pub const TOOL_TIMEOUT: &str = ErrorCode::ToolTimeout.as_str();
@@ -74,65 +81,56 @@ impl HarnessError for ToolTimeoutError {
     }
 }
 
-/// The timeout policy of `registry`: an execute wrapper enforcing each tool's `timeout_ms`
-/// (see the [module docs](self) for the exact semantics and the wrapper-order rule).
+/// The timeout policy: an execute wrapper enforcing each tool's `timeout_ms` where it is
+/// registered in the wrapper order (see the [module docs](self) for the exact semantics and the
+/// wrapper-order rule).
 ///
-/// The budget is read per call from `registry.get(name, agent)`, i.e. from the definition the
-/// calling scope sees. The wrapper holds the registry weakly (it lives in the registry's own hook
-/// table); once the registry is gone it delegates unchanged. Register it with
-/// [`ToolRegistry::on_execute`] — or [`ToolRegistry::install_timeout_policy`] — for every call,
-/// or with [`Scope::on_execute`](crate::Scope::on_execute) for one agent's calls.
+/// The budget is the one the call's tool declared when the call was created, i.e. the definition
+/// the calling scope sees. Register it with [`ToolRegistry::on_execute`] — or
+/// [`ToolRegistry::install_timeout_policy`] — for every call, or with
+/// [`Scope::on_execute`](crate::Scope::on_execute) for one agent's calls.
+///
+/// [`ToolRegistry::on_execute`]: crate::ToolRegistry::on_execute
+/// [`ToolRegistry::install_timeout_policy`]: crate::ToolRegistry::install_timeout_policy
 ///
 /// ```
 /// use dsh_tools::ToolDefinition;
 /// use dsh_tools::exec::ToolExecutionInput;
 /// use dsh_tools_runtime::ToolRegistry;
+/// use dsh_tools_runtime::hooks::execute_wrapper_fn;
 /// use dsh_tools_runtime::timeout::timeout_policy;
 /// use serde_json::json;
 ///
 /// # tokio::runtime::Builder::new_current_thread().enable_time().start_paused(true).build().unwrap().block_on(async {
 /// let registry = ToolRegistry::new();
-/// registry.register(ToolDefinition::builder("slow")
-///     .description("Takes an hour.")
+/// registry.register(ToolDefinition::builder("flaky")
+///     .description("Takes 200ms.")
 ///     .timeout_ms(250)
 ///     .execute(|_, _| async {
-///         tokio::time::sleep(std::time::Duration::from_secs(3600)).await;
+///         tokio::time::sleep(std::time::Duration::from_millis(200)).await;
 ///         Ok(json!("done"))
 ///     })
 ///     .build().unwrap()).unwrap().keep();
-/// registry.on_execute(timeout_policy(&registry)).keep();
+/// // Registered first (outermost), the budget bounds both attempts of the retry together.
+/// registry.on_execute(timeout_policy()).keep();
+/// registry.on_execute(execute_wrapper_fn(|dispatch, next| async move {
+///     let _first = next.clone().run(dispatch.clone()).await;
+///     next.run(dispatch).await
+/// })).keep();
 ///
-/// let result = registry.execute(ToolExecutionInput::new("c1", "slow", json!({}))).await;
+/// let result = registry.execute(ToolExecutionInput::new("c1", "flaky", json!({}))).await;
 /// assert_eq!(result.content()[0].as_text(), Some("Error: tool call timed out after 250ms"));
 /// assert_eq!(result.error().unwrap().info().unwrap().code, "TOOL_TIMEOUT");
 /// # });
 /// ```
-pub fn timeout_policy(registry: &ToolRegistry) -> ExecuteWrapperFn {
-    let registry = Arc::downgrade(&registry.inner);
-    Arc::new(move |dispatch: DispatchExecution, next: ExecuteNext| {
-        match budget(&registry, &dispatch) {
+pub fn timeout_policy() -> ExecuteWrapperFn {
+    Arc::new(
+        |dispatch: DispatchExecution, next: ExecuteNext| match dispatch.budget {
             None => next.run(dispatch),
             Some(timeout_ms) => Box::pin(run_with_deadline(dispatch, next, timeout_ms))
                 as BoxFuture<'static, ToolExecutionResult>,
-        }
-    })
-}
-
-impl ToolRegistry {
-    /// Installs [`timeout_policy`] as a global execute wrapper (after the wrappers registered so
-    /// far, i.e. inside them). Dispose the handle to uninstall it.
-    pub fn install_timeout_policy(&self) -> Registration {
-        self.on_execute(timeout_policy(self))
-    }
-}
-
-/// The declared budget of the tool this call resolves to, if any.
-fn budget(registry: &Weak<Inner>, dispatch: &DispatchExecution) -> Option<u64> {
-    let registry = ToolRegistry {
-        inner: registry.upgrade()?,
-    };
-    let exec = dispatch.execution();
-    registry.get(&exec.name, exec.agent)?.timeout_ms()
+        },
+    )
 }
 
 async fn run_with_deadline(
@@ -161,7 +159,7 @@ async fn run_with_deadline(
             tool = %exec.name, call_id = %exec.call_id, timeout_ms,
             "cancelled tool call still running at its deadline: dropped"
         );
-        crate::pipeline::aborted()
+        super::outcome::aborted()
     } else {
         tracing::warn!(tool = %exec.name, call_id = %exec.call_id, timeout_ms, "tool call timed out");
         ToolTimeoutError { timeout_ms }.into_result()

@@ -40,6 +40,8 @@ pub struct DispatchExecution {
     pub(crate) cancel: CancellationToken,
     /// Whether a wrapper replaced the caller's token (dispatch then fuses both).
     pub(crate) replaced: bool,
+    /// The declared `timeout_ms` of the tool the call resolved to when it was created.
+    pub(crate) budget: Option<u64>,
 }
 
 impl DispatchExecution {

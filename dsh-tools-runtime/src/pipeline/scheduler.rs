@@ -1,15 +1,11 @@
 //! The batch state machine: one preparation at a time, overlapping dispatches, one commit at a
-//! time — all polled from the task that awaits the batch.
+//! time — all polled from the task that awaits the batch. Each call goes through the pipeline's
+//! phases (begin + prepare, dispatch, commit); only dispatch overlaps.
 //!
 //! The same machine serves two shapes: a fixed batch (all inputs known, results collected in
-//! call order) and a stream (Code Mode sub-calls: inputs arrive over a channel while the program
-//! runs, each committed result is reported as it commits, and unstarted calls are abandoned once
-//! the run is over).
-
-#![cfg_attr(
-    not(feature = "code-mode"),
-    allow(dead_code, reason = "the stream shape serves Code Mode sub-calls")
-)]
+//! call order) and a stream (a lane: inputs arrive over a channel while their submitter runs —
+//! Code Mode's sub-calls — each committed result is reported as it commits, and unstarted calls
+//! are abandoned once the submitter is over).
 
 use std::collections::VecDeque;
 use std::future::Future;
@@ -26,21 +22,24 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
-use crate::pipeline::{Execution, Prepared};
-use crate::registry::ToolRegistry;
+use super::{Call, Host, Prepared, call_span, record_outcome};
 
-/// A prepared call: its execution and its `tool.execute` span.
-struct Call {
-    execution: Arc<Execution>,
+/// A prepared call and its `tool.execute` span.
+struct Started {
+    call: Arc<Call>,
     span: tracing::Span,
     started: Instant,
 }
 
-type Preparing = BoxFuture<'static, (usize, Call, Prepared)>;
+type Preparing = BoxFuture<'static, (usize, Started, Prepared)>;
 type Dispatching = BoxFuture<'static, (usize, Prepared)>;
 
 /// What the stream shape reports, in call order.
 #[derive(Debug)]
+#[allow(
+    dead_code,
+    reason = "a seam for the presentation compiled in (Code Mode); unused in a build without one"
+)]
 pub(crate) enum LaneEvent {
     /// The call's final result (after post-execute and finishing).
     Committed(usize, ToolExecutionResult),
@@ -52,10 +51,16 @@ pub(crate) enum LaneEvent {
 enum Shape {
     /// A fixed batch: results collected in call order.
     Batch(Vec<ToolExecutionResult>),
+    #[allow(
+        dead_code,
+        reason = "a seam for the presentation compiled in (Code Mode); unused in a build without one"
+    )]
     /// A stream of inputs; results reported on `events`. Once `over` fires, unstarted inputs
     /// are abandoned and no new input is accepted.
     Stream {
         source: Option<UnboundedReceiver<ToolExecutionInput>>,
+        /// Whether the submitter checked that arguments are lossless JSON.
+        checked: bool,
         events: UnboundedSender<LaneEvent>,
         over: CancellationToken,
         committed: usize,
@@ -67,9 +72,9 @@ enum Shape {
 /// Called when a streamed call starts (before its preparation).
 pub(crate) type OnStart = Arc<dyn Fn(&ToolExecutionInput) + Send + Sync>;
 
-/// Drives one batch to completion (see the module docs of [`crate::batch`]).
-pub(crate) struct Scheduler {
-    registry: ToolRegistry,
+/// Drives one batch (or one lane) to completion (see the module docs of [`crate::batch`]).
+pub(crate) struct Scheduler<H: Host> {
+    host: H,
     cap: usize,
     /// Calls not yet prepared; the front one has index `next_prepare`.
     inputs: VecDeque<ToolExecutionInput>,
@@ -83,22 +88,19 @@ pub(crate) struct Scheduler {
     ready_to_launch: Option<usize>,
     in_flight: FuturesUnordered<Dispatching>,
     /// Per call: its execution once prepared (taken by the commit).
-    calls: Vec<Option<Call>>,
+    calls: Vec<Option<Started>>,
     /// Per call: its post- or final result once known (taken by the commit).
     outcomes: Vec<Option<Prepared>>,
     committing: Option<BoxFuture<'static, ToolExecutionResult>>,
     shape: Shape,
 }
 
-impl Scheduler {
-    pub(super) fn new(
-        registry: ToolRegistry,
-        inputs: Vec<ToolExecutionInput>,
-        cap: NonZeroUsize,
-    ) -> Self {
+impl<H: Host> Scheduler<H> {
+    /// A fixed batch: results collected in call order.
+    pub(crate) fn batch(host: H, inputs: Vec<ToolExecutionInput>, cap: NonZeroUsize) -> Self {
         let total = inputs.len();
         Self {
-            registry,
+            host,
             cap: cap.get(),
             inputs: inputs.into(),
             next_prepare: 0,
@@ -114,19 +116,30 @@ impl Scheduler {
         }
     }
 
-    /// A streaming lane: inputs arrive on `source`, results are reported on `events` in call
-    /// order, and once `over` is cancelled the unstarted inputs are abandoned.
+    /// A streaming lane: inputs arrive on `source` (`checked`: with arguments already known to
+    /// be lossless JSON), results are reported on `events` in call order, and once `over` is
+    /// cancelled the unstarted inputs are abandoned.
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "one lane's whole wiring, passed once"
+    )]
+    #[allow(
+        dead_code,
+        reason = "a seam for the presentation compiled in (Code Mode); unused in a build without one"
+    )]
     pub(crate) fn stream(
-        registry: ToolRegistry,
+        host: H,
         source: UnboundedReceiver<ToolExecutionInput>,
+        checked: bool,
         events: UnboundedSender<LaneEvent>,
         over: CancellationToken,
         cap: NonZeroUsize,
         on_start: Option<OnStart>,
     ) -> Self {
-        let mut scheduler = Self::new(registry, Vec::new(), cap);
+        let mut scheduler = Self::batch(host, Vec::new(), cap);
         scheduler.shape = Shape::Stream {
             source: Some(source),
+            checked,
             events,
             over,
             committed: 0,
@@ -253,10 +266,11 @@ impl Scheduler {
         let Some(outcome) = self.outcomes.get_mut(index).and_then(Option::take) else {
             return false;
         };
-        let Some(call) = self.calls[index].take() else {
+        let Some(started) = self.calls[index].take() else {
             unreachable!("a call with an outcome was prepared");
         };
-        self.committing = Some(Box::pin(commit(self.registry.clone(), call, outcome)));
+        let host = self.host.clone();
+        self.committing = Some(Box::pin(commit_call(host, started, outcome)));
         true
     }
 
@@ -271,14 +285,15 @@ impl Scheduler {
             && self.in_flight.len() < self.cap
         {
             self.ready_to_launch = None;
-            let Some(call) = &self.calls[index] else {
+            let Some(started) = &self.calls[index] else {
                 unreachable!("a call ready to launch was prepared");
             };
-            let registry = self.registry.clone();
-            let execution = Arc::clone(&call.execution);
-            let span = call.span.clone();
+            let host = self.host.clone();
+            let call = Arc::clone(&started.call);
+            let span = started.span.clone();
             self.in_flight.push(Box::pin(async move {
-                (index, registry.dispatch(&execution).instrument(span).await)
+                let prepared = super::dispatch(&host, &call).instrument(span).await;
+                (index, prepared)
             }));
             progressed = true;
         }
@@ -288,11 +303,11 @@ impl Scheduler {
     /// Finishes the running preparation, or starts the next one when the rules allow it.
     fn poll_prepare(&mut self, cx: &mut Context<'_>) -> bool {
         if let Some(preparing) = &mut self.preparing {
-            let Poll::Ready((index, call, prepared)) = preparing.as_mut().poll(cx) else {
+            let Poll::Ready((index, started, prepared)) = preparing.as_mut().poll(cx) else {
                 return false;
             };
             self.preparing = None;
-            self.calls[index] = Some(call);
+            self.calls[index] = Some(started);
             match prepared {
                 Prepared::Dispatch => self.ready_to_launch = Some(index),
                 other => self.outcomes[index] = Some(other),
@@ -317,7 +332,9 @@ impl Scheduler {
         if self.head_mode.take() == Some(ToolExecutionMode::Exclusive) {
             self.barrier = Some(index);
         }
-        self.preparing = Some(Box::pin(prepare(self.registry.clone(), index, input)));
+        let checked = matches!(self.shape, Shape::Stream { checked: true, .. });
+        let host = self.host.clone();
+        self.preparing = Some(Box::pin(prepare_call(host, index, input, checked)));
         true
     }
 
@@ -334,15 +351,15 @@ impl Scheduler {
         let Some(input) = self.inputs.front() else {
             return false;
         };
-        let registry = &self.registry;
+        let host = &self.host;
         let mode = *self
             .head_mode
-            .get_or_insert_with(|| registry.execution_mode(input));
+            .get_or_insert_with(|| super::classify(host, input));
         mode == ToolExecutionMode::Parallel || self.next_commit() == self.next_prepare
     }
 }
 
-impl Future for Scheduler {
+impl<H: Host> Future for Scheduler<H> {
     type Output = Vec<ToolExecutionResult>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
@@ -367,64 +384,46 @@ impl Future for Scheduler {
     }
 }
 
-/// Stages 1–9 of one call, under its own `tool.execute` span.
-async fn prepare(
-    registry: ToolRegistry,
+/// Phases 1–2 of one call (begin, prepare), under its own `tool.execute` span.
+async fn prepare_call<H: Host>(
+    host: H,
     index: usize,
     input: ToolExecutionInput,
-) -> (usize, Call, Prepared) {
-    let span = tracing::info_span!(
-        "tool.execute",
-        tool = %input.name,
-        call_id = %input.call_id,
-        nested = input.parent.is_some(),
-        batch_index = index,
-        outcome = tracing::field::Empty,
-        duration_us = tracing::field::Empty,
-    );
+    checked: bool,
+) -> (usize, Started, Prepared) {
+    let span = call_span(&input, Some(index));
     let started = Instant::now();
-    let (mut execution, failed) = registry.create_execution(input);
-    let prepared = match failed {
+    let mut call = super::begin(&host, input, checked);
+    let prepared = match call.early_result() {
         Some(result) => Prepared::FinalResult(result),
         None => {
-            registry
-                .prepare(&mut execution)
+            super::prepare(&host, &mut call)
                 .instrument(span.clone())
                 .await
         }
     };
-    let call = Call {
-        execution: Arc::new(execution),
-        span,
-        started,
-    };
-    (index, call, prepared)
+    let call = Arc::new(call);
+    (
+        index,
+        Started {
+            call,
+            span,
+            started,
+        },
+        prepared,
+    )
 }
 
-/// Stages 15–21 of one call: post-execute for post-results, then finishing.
-async fn commit(registry: ToolRegistry, call: Call, outcome: Prepared) -> ToolExecutionResult {
-    let Call {
-        execution,
+/// Phase 4 of one call (post-execute for post-results, then finishing).
+async fn commit_call<H: Host>(host: H, started: Started, outcome: Prepared) -> ToolExecutionResult {
+    let Started {
+        call,
         span,
         started,
-    } = call;
-    let result = match outcome {
-        Prepared::PostResult(result) => {
-            registry
-                .post_execute(&execution, result)
-                .instrument(span.clone())
-                .await
-        }
-        Prepared::FinalResult(result) => result,
-        Prepared::Dispatch => ToolExecutionResult::failure(dsh_tools::ToolError::msg(
-            "internal error: dispatch did not produce a result",
-        )),
-    };
-    let result = span.in_scope(|| registry.finish(&execution, result));
-    span.record("outcome", if result.is_error() { "error" } else { "ok" });
-    span.record(
-        "duration_us",
-        u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX),
-    );
+    } = started;
+    let result = super::commit(&host, &call, outcome)
+        .instrument(span.clone())
+        .await;
+    record_outcome(&span, &result, started);
     result
 }

@@ -1,11 +1,25 @@
 //! The dispatch-log waterfall (REFERENCE §8.6 rule 14): shapes the content a Code Mode sub-call's
 //! `tool/code-dispatch` event records, e.g. to spill a large result to durable storage and log a
-//! pointer to it instead.
+//! pointer to it instead. A hook kind of Code Mode's own, stored with the pipeline's hooks.
 
 use std::sync::Arc;
 
 use dsh_tools::ContentBlock;
 use serde_json::Value;
+
+use crate::hooks::{HookKind, sealed};
+
+/// Dispatch-log listeners ([`DispatchLogFn`]), registered with
+/// [`ToolRegistry::on_code_dispatch_log`](crate::ToolRegistry::on_code_dispatch_log) or
+/// [`Scope::on_code_dispatch_log`](crate::Scope::on_code_dispatch_log).
+#[derive(Debug, Clone, Copy)]
+pub struct DispatchLog;
+
+impl sealed::Sealed for DispatchLog {}
+
+impl HookKind for DispatchLog {
+    type Hook = DispatchLogFn;
+}
 
 /// What a dispatch-log listener knows about the settled sub-call whose log entry it shapes.
 #[derive(Debug, Clone, Copy)]
@@ -38,7 +52,7 @@ pub type DispatchLogFn =
 ///
 /// ```
 /// use dsh_tools::ContentBlock;
-/// use dsh_tools_runtime::hooks::dispatch_log_fn;
+/// use dsh_tools_runtime::code::dispatch_log_fn;
 /// // Keep the durable log small: anything over 1 KiB becomes a one-line summary.
 /// let summarise = dispatch_log_fn(|entry, content| {
 ///     let bytes: usize = content.iter().map(|b| b.as_text().map_or(0, str::len)).sum();
@@ -57,7 +71,6 @@ where
     Arc::new(f)
 }
 
-#[cfg(feature = "code-mode")]
 /// Runs `chain` over `content`; a panic anywhere yields the settled content unshaped.
 pub(crate) fn shape(
     chain: &[DispatchLogFn],

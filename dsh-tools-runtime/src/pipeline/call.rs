@@ -1,0 +1,106 @@
+//! Stage 1: a call in flight — its execution (arguments snapshotted once, a fresh token), the
+//! tool it resolved to, and what every later stage needs.
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use dsh_tools::definition::FinalizeFn;
+use dsh_tools::exec::{ExecutionToken, ToolExecution, ToolExecutionInput, ToolExecutionResult};
+use dsh_tools::json::is_lossless;
+use dsh_tools::{ToolDefinition, ToolError};
+use tokio_util::sync::CancellationToken;
+
+use super::hooks::HookTables;
+use super::{Host, Resolution};
+use crate::error::ToolNotFoundError;
+
+/// A call in flight: what every stage after the first needs.
+pub(crate) struct Call {
+    pub(crate) exec: Arc<ToolExecution>,
+    pub(crate) caller_cancel: CancellationToken,
+    pub(crate) finalizer: Option<FinalizeFn>,
+    /// The hook store as it was when the call started.
+    pub(crate) hooks: Arc<HookTables>,
+    /// Whether dispatch invoked the body (set by dispatch; read by the late cancellation of
+    /// rule 16, which is `ABORTED` only when the body ran).
+    pub(crate) body_invoked: AtomicBool,
+    /// The definition the call resolved to at creation, and the store generation read before
+    /// resolving: dispatch reuses it while the generation holds.
+    pub(crate) resolved: Option<(ToolDefinition, u64)>,
+    /// Why this call may not run the tool it names (stage 2), found when it was created.
+    pub(crate) hidden: Option<ToolNotFoundError>,
+}
+
+impl Call {
+    /// Stage 1: snapshot the arguments once, mint the token, resolve the tool, capture its
+    /// finaliser. A non-lossless argument value is the call's final failure; `checked` says the
+    /// submitter already made sure the arguments are lossless JSON (a Code Mode binding refuses
+    /// anything else before it submits a sub-call).
+    pub(crate) fn create<H: Host>(
+        host: &H,
+        input: ToolExecutionInput,
+        checked: bool,
+        hooks: Arc<HookTables>,
+    ) -> Self {
+        let ToolExecutionInput {
+            call_id,
+            root_call_id,
+            name,
+            arguments,
+            cancel,
+            agent,
+            parent,
+        } = input;
+        let lossless = checked || is_lossless(&arguments);
+        let generation = host.generation();
+        let (def, hidden) = match host.resolve(&name, agent, parent.is_some()) {
+            Resolution::Runs(def) => (Some(def), None),
+            Resolution::Hidden { def, refusal } => (Some(def), Some(refusal)),
+            Resolution::Unknown => (None, None),
+        };
+        // The finaliser is captured now. The argument failure of a hidden call that is not
+        // cancelled drops it, as hiding does (stage 2): such a call could never execute.
+        let finalizer = def
+            .as_ref()
+            .and_then(|def| def.finalizer())
+            .filter(|_| lossless || hidden.is_none() || cancel.is_cancelled());
+        let call_id: Arc<str> = call_id.into();
+        let root_call_id = root_call_id.map_or_else(|| Arc::clone(&call_id), Arc::from);
+        let exec = Arc::new(ToolExecution {
+            token: ExecutionToken::mint(),
+            call_id,
+            root_call_id,
+            name: name.into(),
+            arguments: lossless.then(|| Arc::new(arguments)),
+            agent,
+            parent,
+        });
+        let resolved = def
+            .filter(|_| hidden.is_none())
+            .map(|def| (def, generation));
+        Self {
+            exec,
+            caller_cancel: cancel,
+            finalizer,
+            hooks,
+            body_invoked: AtomicBool::new(false),
+            resolved,
+            hidden,
+        }
+    }
+
+    /// The final result decided at creation: arguments that are not lossless JSON (no policy
+    /// stage runs for them).
+    pub(crate) fn early_result(&self) -> Option<ToolExecutionResult> {
+        self.exec.arguments.is_none().then(|| {
+            ToolExecutionResult::failure(ToolError::msg(
+                "tool execution arguments must be losslessly JSON-serializable",
+            ))
+        })
+    }
+
+    /// The declared budget of the tool the call resolved to.
+    pub(crate) fn budget(&self) -> Option<u64> {
+        self.resolved.as_ref().and_then(|(def, _)| def.timeout_ms())
+    }
+}

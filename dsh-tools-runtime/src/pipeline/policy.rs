@@ -1,0 +1,211 @@
+//! Stages 2–9: hidden tools, pre-aborted calls, pre-execute policies, approval, guards.
+
+use std::sync::{Arc, PoisonError, RwLock};
+
+use dsh_tools::ToolError;
+use dsh_tools::exec::{PreToolDecision, ToolExecution, ToolExecutionResult};
+use futures_util::FutureExt;
+
+use super::hooks::{ApprovalWait, Guard, PreExecute, PreExecuteFn, PreNext, applicable};
+use super::outcome::{aborted_before_dispatch, denied, from_panic};
+use super::{Call, Host, Prepared};
+use crate::approval::{ApprovalOutcome, ApprovalRequest, ApprovalService};
+
+/// The policy stage: decides whether a call reaches dispatch. Holds the approval service.
+#[derive(Default)]
+pub(super) struct Policy {
+    approval: RwLock<Option<Arc<dyn ApprovalService>>>,
+}
+
+impl Policy {
+    pub(super) fn set_approval(&self, service: Arc<dyn ApprovalService>) {
+        *self
+            .approval
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = Some(service);
+    }
+
+    /// Stages 2–9.
+    pub(super) async fn prepare<H: Host>(&self, host: &H, call: &mut Call) -> Prepared {
+        let exec = Arc::clone(&call.exec);
+        let cancel = &call.caller_cancel;
+
+        // 2. A tool this call may not run directly (the Code Mode collapse).
+        if let Some(refusal) = call.hidden.take() {
+            if cancel.is_cancelled() {
+                return Prepared::FinalResult(aborted_before_dispatch());
+            }
+            call.finalizer = None;
+            let failure = ToolExecutionResult::failure(ToolError::from_harness(&refusal));
+            return Prepared::FinalResult(failure);
+        }
+        // 3. Pre-aborted.
+        if cancel.is_cancelled() {
+            return Prepared::FinalResult(aborted_before_dispatch());
+        }
+        // 4–8, with any panic contained as a final error (rule 9).
+        let hooks = &call.hooks;
+        let chain = applicable(hooks.get::<PreExecute>(), &exec, |a| host.chain(a));
+        let prepared = if chain.is_empty() {
+            // Nothing to await: the guards alone decide, synchronously.
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                conclude(host, call, &exec, PreToolDecision::Allow, false)
+            }))
+        } else {
+            // Boxed: the waterfall's future would otherwise size every call's future.
+            let policy = self.policy(host, call, &exec, chain);
+            Box::pin(std::panic::AssertUnwindSafe(policy).catch_unwind()).await
+        };
+        prepared.unwrap_or_else(|payload| {
+            tracing::warn!(tool = %exec.name, call_id = %exec.call_id, "pre-execute policy panicked");
+            Prepared::FinalResult(from_panic(&*payload))
+        })
+    }
+
+    async fn policy<H: Host>(
+        &self,
+        host: &H,
+        call: &Call,
+        exec: &Arc<ToolExecution>,
+        chain: Vec<PreExecuteFn>,
+    ) -> Prepared {
+        // 4. The pre-execute waterfall (scope-filtered).
+        let decision = PreNext {
+            chain: chain.into(),
+            index: 0,
+            exec: Arc::clone(exec),
+        }
+        .run()
+        .await;
+        // 5–6. Ask.
+        let mut approval_cancelled = false;
+        let decision = match decision {
+            PreToolDecision::Ask { reason } => {
+                let outcome = self.ask(host, call, exec, reason).await;
+                approval_cancelled = matches!(outcome, Asked::Cancelled(_));
+                outcome.into_decision()
+            }
+            other => other,
+        };
+        conclude(host, call, exec, decision, approval_cancelled)
+    }
+
+    async fn ask<H: Host>(
+        &self,
+        host: &H,
+        call: &Call,
+        exec: &ToolExecution,
+        reason: Option<String>,
+    ) -> Asked {
+        let name = &exec.name;
+        let service = self
+            .approval
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        let Some(service) = service else {
+            return Asked::Denied(reason.unwrap_or_else(|| {
+                format!("tool \"{name}\" requires approval (not yet supported)")
+            }));
+        };
+        let Some(agent) = exec.agent else {
+            return Asked::Denied(format!(
+                "tool \"{name}\" requires approval, but the call has no agent to route it through"
+            ));
+        };
+        let request = ApprovalRequest {
+            agent,
+            tool_name: name.to_string(),
+            call_id: exec.call_id.to_string(),
+            reason,
+            cancel: call.caller_cancel.clone(),
+        };
+        // Whoever waits on this call (a Code Mode program's clock) is told the wait started;
+        // what they return is dropped when it ends.
+        let waiting: Vec<_> = applicable(call.hooks.get::<ApprovalWait>(), exec, |a| host.chain(a))
+            .iter()
+            .filter_map(|hook| hook(exec))
+            .collect();
+        let outcome = service.request(request).await;
+        drop(waiting);
+        tracing::info!(tool = %name, call_id = %exec.call_id, ?outcome, "approval answered");
+        match outcome {
+            ApprovalOutcome::AllowedOnce => Asked::Allowed,
+            ApprovalOutcome::Rejected => {
+                Asked::Denied(format!("the user rejected tool \"{name}\""))
+            }
+            ApprovalOutcome::Cancelled => {
+                Asked::Cancelled(format!("approval for tool \"{name}\" was cancelled"))
+            }
+            ApprovalOutcome::Unavailable => Asked::Denied(format!(
+                "tool \"{name}\" requires approval, but no approval channel is available"
+            )),
+        }
+    }
+}
+
+/// Stages 7–8 after the decision: denial, or the first guard's reason after an allow.
+fn conclude<H: Host>(
+    host: &H,
+    call: &Call,
+    exec: &ToolExecution,
+    decision: PreToolDecision,
+    approval_cancelled: bool,
+) -> Prepared {
+    let cancel = &call.caller_cancel;
+    if approval_cancelled && cancel.is_cancelled() {
+        return Prepared::PostResult(aborted_before_dispatch());
+    }
+    // 7. Denial, or the first guard's reason after an allow.
+    let reason = match decision {
+        PreToolDecision::Allow => guard_reason(host, call, exec),
+        PreToolDecision::Deny { reason } => Some(reason),
+        PreToolDecision::Ask { reason } => Some(reason.unwrap_or_default()),
+    };
+    if let Some(reason) = reason {
+        tracing::info!(tool = %exec.name, call_id = %exec.call_id, %reason, "tool call denied");
+        return Prepared::PostResult(denied(reason));
+    }
+    // 8. Cancelled during policy.
+    if cancel.is_cancelled() {
+        return Prepared::PostResult(aborted_before_dispatch());
+    }
+    Prepared::Dispatch
+}
+
+/// The first guard's reason: global guards in registration order, then each scope of the
+/// call's chain, farthest first (each in registration order). Guards are read as they are now,
+/// not from the call's snapshot: a guard added or removed by a pre-execute policy of this very
+/// call counts.
+fn guard_reason<H: Host>(host: &H, call: &Call, exec: &ToolExecution) -> Option<String> {
+    let hooks = host.pipeline().hooks_since(&call.hooks);
+    let guards = hooks.get::<Guard>();
+    if guards.is_empty() {
+        return None;
+    }
+    let global = guards.iter().filter(|g| g.scope.is_none());
+    let scoped = exec
+        .agent
+        .filter(|_| guards.iter().any(|g| g.scope.is_some()))
+        .map(|agent| host.chain(agent))
+        .unwrap_or_default()
+        .into_iter()
+        .flat_map(|scope| guards.iter().filter(move |g| g.scope == Some(scope)));
+    global.chain(scoped).find_map(|guard| (guard.hook)(exec))
+}
+
+/// The outcome of an `ask`.
+enum Asked {
+    Allowed,
+    Denied(String),
+    Cancelled(String),
+}
+
+impl Asked {
+    fn into_decision(self) -> PreToolDecision {
+        match self {
+            Asked::Allowed => PreToolDecision::Allow,
+            Asked::Denied(reason) | Asked::Cancelled(reason) => PreToolDecision::Deny { reason },
+        }
+    }
+}

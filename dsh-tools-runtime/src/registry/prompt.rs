@@ -1,0 +1,83 @@
+//! What the host puts in its system prompt, per scope (REFERENCE §5.10): the wire tool schemas,
+//! the names a tool order may list, and the prompt sections of the scope's presentation.
+
+use dsh_tools::ToolSchemaWire;
+use dsh_tools::exec::ScopeId;
+
+use super::{PresentationMode, ToolRegistry, view};
+
+/// One prompt section.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PromptSection {
+    /// Its name, e.g. `tools:sdk`.
+    pub name: &'static str,
+    /// Its position among the host's sections.
+    pub order: u32,
+    /// The text (never empty: empty sections are dropped).
+    pub text: String,
+}
+
+/// A scope's contribution to the system prompt.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PromptSurface {
+    /// The wire tool schemas, in order.
+    pub tools: Vec<ToolSchemaWire>,
+    /// The names a host may list in its tool order.
+    pub known_names: Vec<String>,
+    /// The prompt sections.
+    pub sections: Vec<PromptSection>,
+}
+
+/// Why a prompt cannot be assembled for a scope.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PromptError {
+    /// A non-native mode without a code runtime.
+    #[error("{0}")]
+    MissingRuntime(String),
+    /// The runtime's language has no SDK renderer.
+    #[error(
+        "dsh-tools: no SDK renderer registered for runtime language \"{language}\" (known: {known})"
+    )]
+    UnknownLanguage {
+        /// The runtime's language.
+        language: String,
+        /// The languages with a renderer, quoted and comma-separated.
+        known: String,
+    },
+}
+
+impl ToolRegistry {
+    /// The wire tools and prompt sections for `scope` (`None` = the global view). A native scope
+    /// gets its visible tools and no section; the other modes get what their presentation (Code
+    /// Mode) adds, whose SDK text is cached per scope and rebuilt only when the scope's tools
+    /// change.
+    ///
+    /// ```
+    /// use dsh_tools_runtime::ToolRegistry;
+    /// let surface = ToolRegistry::new().prompt(None).unwrap();
+    /// assert!(surface.tools.is_empty() && surface.sections.is_empty());
+    /// ```
+    pub fn prompt(&self, scope: Option<ScopeId>) -> Result<PromptSurface, PromptError> {
+        let mode = self.effective_mode(scope);
+        let view::View {
+            visible,
+            known_names,
+            ..
+        } = view::view(&self.inner.read(), scope);
+        if mode == PresentationMode::Native {
+            return Ok(PromptSurface {
+                tools: visible.iter().map(|d| d.schema()).collect(),
+                known_names,
+                sections: Vec::new(),
+            });
+        }
+        match self.extension() {
+            Some(extension) => extension.prompt(scope, mode, &visible, known_names),
+            None => Err(PromptError::MissingRuntime(format!(
+                "dsh-tools: mode \"{}\" requires a code runtime, and Code Mode is not part of this build",
+                mode.as_str()
+            ))),
+        }
+    }
+}
