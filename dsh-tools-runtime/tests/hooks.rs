@@ -587,3 +587,50 @@ async fn observers_receive_the_result_the_caller_gets() {
     let result = registry.execute(call("probe")).await;
     assert_eq!(log.entries(), [("call-1".to_owned(), result)]);
 }
+
+// --- Hook kinds ------------------------------------------------------------------------------------
+
+#[tokio::test]
+async fn add_hook_registers_any_kind_globally_or_for_a_scope() {
+    use dsh_tools_runtime::hooks::{Guard, PreExecute};
+    let (registry, probe) = registry_with_probe();
+    let agent = registry.scope();
+    let recorder = Recorder::default();
+    registry
+        .add_hook::<PreExecute>(recording_pre(&recorder, "global pre"))
+        .keep();
+    let denial = agent.add_hook::<Guard>(Arc::new(|_: &ToolExecution| Some("scoped".to_owned())));
+    assert_eq!(
+        wire(&registry.execute(call("probe")).await),
+        text_success("probe ran")
+    );
+    assert_eq!(
+        wire(&registry.execute(call_as("probe", &agent)).await),
+        failure("scoped")
+    );
+    denial.dispose();
+    assert_eq!(
+        wire(&registry.execute(call_as("probe", &agent)).await),
+        text_success("probe ran")
+    );
+    assert_eq!(
+        recorder.entries(),
+        ["global pre", "global pre", "global pre"]
+    );
+    assert_eq!(probe.runs(), 2);
+}
+
+#[tokio::test]
+async fn a_guard_added_by_a_pre_execute_policy_applies_to_the_same_call() {
+    let (registry, probe) = registry_with_probe();
+    let target = registry.clone();
+    registry
+        .on_pre_execute(pre_execute_fn(move |_, next| {
+            target.guard(|_| Some("added late".into())).keep();
+            next.run()
+        }))
+        .keep();
+    let result = registry.execute(call("probe")).await;
+    assert_eq!(wire(&result), failure("added late"));
+    assert_eq!(probe.runs(), 0);
+}

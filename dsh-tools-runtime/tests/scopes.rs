@@ -628,3 +628,77 @@ fn disposing_a_scope_registration_after_the_scope_is_a_no_op() {
     handle.dispose();
     assert_eq!(*seen.lock().unwrap(), 0);
 }
+
+// --- Scope lifetime (RAII) ---------------------------------------------------------------------
+
+#[tokio::test]
+async fn dropping_the_last_handle_of_a_scope_disposes_it() {
+    let registry = abc();
+    let agent = registry.scope();
+    let id = agent.id();
+    keep_in(&agent, tool("own"));
+    agent.restrict(deny(&["a"])).unwrap().keep();
+    let recorder = Recorder::default();
+    agent.on_pre_execute(recording_pre(&recorder, "pre")).keep();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&seen);
+    registry
+        .on_change(move |change| sink.lock().unwrap().push(change.clone()))
+        .keep();
+
+    let other_handle = agent.clone();
+    drop(agent);
+    assert!(
+        registry.get("own", Some(id)).is_some(),
+        "a clone still holds the scope"
+    );
+    assert!(seen.lock().unwrap().is_empty());
+
+    drop(other_handle);
+    assert!(registry.get("own", Some(id)).is_none());
+    assert_eq!(names(&registry.visible(Some(id))), ["a", "b", "c"]);
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [
+            RegistryChange::Unregistered {
+                name: "own".into(),
+                scope: Some(id)
+            },
+            RegistryChange::ScopeChanged { scope: id },
+        ]
+    );
+    let mut input = call_as("a", &registry.scope());
+    input.agent = Some(id);
+    assert_eq!(wire(&registry.execute(input).await), text_success("a ran"));
+    assert!(
+        recorder.entries().is_empty(),
+        "the scope's hook went with it"
+    );
+}
+
+#[test]
+fn a_kept_scope_outlives_its_handles_until_disposed() {
+    let registry = abc();
+    let agent = registry.scope();
+    keep_in(&agent, tool("own"));
+    let disposer = agent.clone();
+    let id = agent.keep();
+    assert!(registry.get("own", Some(id)).is_some());
+    drop(disposer);
+    assert!(
+        registry.get("own", Some(id)).is_some(),
+        "keeping is shared by the clones"
+    );
+}
+
+#[test]
+fn a_dropped_parent_handle_leaves_its_children_in_place() {
+    let registry = abc();
+    let parent = registry.scope();
+    keep_in(&parent, tool("p"));
+    let child = parent.child();
+    keep_in(&child, tool("mine"));
+    drop(parent);
+    assert_eq!(visible(&child), ["a", "b", "c", "mine"]);
+    assert_eq!(visible(&child.child()), ["a", "b", "c", "mine"]);
+}

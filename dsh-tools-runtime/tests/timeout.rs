@@ -397,3 +397,103 @@ async fn a_scoped_policy_applies_to_that_scope_only_and_disposes() {
     policy.dispose();
     assert!(!registry.execute(scoped).await.is_error(), "uninstalled");
 }
+
+// --- The default: declared budgets are enforced without any policy ----------------------------
+
+#[tokio::test(start_paused = true)]
+async fn a_declared_budget_is_enforced_without_any_policy() {
+    let dropped = Arc::new(AtomicBool::new(false));
+    let registry = ToolRegistry::new();
+    registry
+        .register(stuck_tool("stuck", Some(100), &dropped))
+        .unwrap()
+        .keep();
+    let mut execution = Box::pin(registry.execute(call("c1", "stuck")));
+    assert!(still_running(&mut execution));
+    advance(Duration::from_millis(99)).await;
+    assert!(still_running(&mut execution), "1ms before the deadline");
+    advance(Duration::from_millis(1)).await;
+    let result = (&mut execution)
+        .now_or_never()
+        .expect("settled at the deadline");
+    assert_eq!(text(&result), "Error: tool call timed out after 100ms");
+    assert_eq!(code(&result).as_deref(), Some("TOOL_TIMEOUT"));
+    assert!(
+        dropped.load(Ordering::SeqCst),
+        "the tool future was dropped"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_default_deadline_keeps_the_contexts_the_body_deferred() {
+    let registry = ToolRegistry::new();
+    registry
+        .register(tool("deferring", Some(50), |_, ctx| async move {
+            ctx.defer_context(dsh_tools::ContextMessage {
+                content: vec![dsh_tools::ContentBlock::text("noted")],
+                source: None,
+            });
+            tokio::time::sleep(hour()).await;
+            Ok(json!("late"))
+        }))
+        .unwrap()
+        .keep();
+    let result = registry.execute(call("c1", "deferring")).await;
+    assert_eq!(code(&result).as_deref(), Some("TOOL_TIMEOUT"));
+    assert_eq!(result.additional_contexts().len(), 1);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_host_can_turn_the_default_deadlines_off() {
+    let registry = ToolRegistry::new();
+    registry
+        .register(tool("slow", Some(100), |_, _| async {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            Ok(json!("done"))
+        }))
+        .unwrap()
+        .keep();
+    registry.enforce_deadlines(false);
+    let started = Instant::now();
+    let result = registry.execute(call("c1", "slow")).await;
+    assert_eq!(result.value(), Some(&json!("done")));
+    assert_eq!(started.elapsed(), Duration::from_millis(200));
+    registry.enforce_deadlines(true);
+    assert_eq!(
+        code(&registry.execute(call("c2", "slow")).await).as_deref(),
+        Some("TOOL_TIMEOUT")
+    );
+}
+
+#[test]
+fn a_budget_that_cannot_be_enforced_fails_the_call_before_its_body_runs() {
+    // A Tokio runtime without its time driver: no timer for the deadline.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let ran = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&ran);
+    let registry = ToolRegistry::new();
+    registry
+        .register(tool("timed", Some(100), move |_, _| {
+            counter.fetch_add(1, Ordering::SeqCst);
+            async { Ok(json!("ran")) }
+        }))
+        .unwrap()
+        .keep();
+    let result = runtime.block_on(registry.execute(call("c1", "timed")));
+    let message = result.error().expect("a failure").message().to_owned();
+    assert!(
+        message.starts_with("the tool declares timeout_ms = 100, which cannot be enforced here"),
+        "{message}"
+    );
+    assert!(
+        message.contains("ToolRegistry::enforce_deadlines"),
+        "{message}"
+    );
+    assert_eq!(ran.load(Ordering::SeqCst), 0, "the body never ran");
+    // Without a budget the same runtime runs tools as before.
+    registry.enforce_deadlines(false);
+    let result = runtime.block_on(registry.execute(call("c2", "timed")));
+    assert_eq!(result.value(), Some(&json!("ran")));
+}

@@ -305,3 +305,79 @@ impl Scope {
         self.add_hook::<DispatchLog>(listener)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use dsh_tools::ToolDefinition;
+    use dsh_tools::exec::ScopeId;
+
+    use super::{CodeMode, QuickJsConfig, QuickJsRuntime};
+    use crate::{PresentationMode, RegistryConfig, ToolRegistry};
+
+    fn tool(name: &str) -> ToolDefinition {
+        ToolDefinition::builder(name)
+            .description("A tool.")
+            .execute(|_, _| async { Ok(serde_json::Value::Null) })
+            .build()
+            .expect("a valid definition")
+    }
+
+    fn code_registry() -> ToolRegistry {
+        let registry = ToolRegistry::with_config(RegistryConfig {
+            mode: PresentationMode::Code,
+            ..RegistryConfig::default()
+        });
+        let runtime = QuickJsRuntime::new(QuickJsConfig::default()).expect("a valid config");
+        registry.set_code_runtime(Arc::new(runtime));
+        registry.register(tool("shared")).expect("registers").keep();
+        registry
+    }
+
+    /// The cached SDK text of `scope`, if any.
+    fn cached(registry: &ToolRegistry, scope: ScopeId) -> Option<Arc<str>> {
+        let code = CodeMode::of(registry).expect("Code Mode state");
+        let cache = code.sdk_cache.lock().expect("the cache lock");
+        cache.get(&Some(scope)).map(|entry| Arc::clone(&entry.text))
+    }
+
+    #[test]
+    fn another_scope_changing_leaves_a_cached_sdk_in_place() {
+        let registry = code_registry();
+        let a = registry.scope();
+        registry.prompt(Some(a.id())).expect("a prompt");
+        let built = cached(&registry, a.id()).expect("cached");
+
+        let b = registry.scope();
+        b.register(tool("b_only")).expect("registers").keep();
+        registry.prompt(Some(b.id())).expect("a prompt");
+        registry.prompt(Some(a.id())).expect("a prompt");
+        let still = cached(&registry, a.id()).expect("cached");
+        assert!(
+            Arc::ptr_eq(&built, &still),
+            "b's changes did not rebuild a's SDK"
+        );
+        assert!(!still.contains("b_only"));
+
+        a.register(tool("a_only")).expect("registers").keep();
+        registry.prompt(Some(a.id())).expect("a prompt");
+        let rebuilt = cached(&registry, a.id()).expect("cached");
+        assert!(!Arc::ptr_eq(&built, &rebuilt), "a's own change rebuilt it");
+        assert!(rebuilt.contains("a_only"));
+    }
+
+    #[test]
+    fn a_disposed_scope_frees_its_cached_sdk() {
+        let registry = code_registry();
+        let a = registry.scope();
+        let id = a.id();
+        registry.prompt(Some(id)).expect("a prompt");
+        assert!(cached(&registry, id).is_some());
+        drop(a);
+        assert!(cached(&registry, id).is_none());
+        // A prompt asked for a scope that is gone is answered, not cached.
+        registry.prompt(Some(id)).expect("a prompt");
+        assert!(cached(&registry, id).is_none());
+    }
+}

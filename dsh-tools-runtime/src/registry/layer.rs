@@ -188,3 +188,47 @@ pub(crate) fn quoted_names(names: &[String]) -> String {
 pub(crate) fn scope_layer(state: &RegistryState, id: ScopeId) -> Option<&Layer> {
     state.scopes.get(&id).map(|node| &node.layer)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_disposed_scope_is_freed_with_its_last_child() {
+        let mut state = RegistryState::default();
+        let (root, parent, child) = (ScopeId(1), ScopeId(2), ScopeId(3));
+        state.create(root, None);
+        state.create(parent, Some(root));
+        state.create(child, Some(parent));
+
+        assert!(state.dispose(parent).is_some());
+        assert!(state.dispose(parent).is_none(), "once");
+        assert!(
+            state.scopes.contains_key(&parent),
+            "the child inherits through it"
+        );
+        assert_eq!(state.chain(child), [root, parent, child]);
+
+        assert!(state.dispose(child).is_some());
+        assert!(!state.scopes.contains_key(&child));
+        assert!(
+            !state.scopes.contains_key(&parent),
+            "freed with its last child"
+        );
+        assert_eq!(state.scopes[&root].children, 0);
+
+        assert!(state.dispose(root).is_some());
+        assert!(state.scopes.is_empty());
+    }
+
+    #[test]
+    fn a_childless_scope_is_freed_at_once_and_refuses_registrations() {
+        let mut state = RegistryState::default();
+        let scope = ScopeId(7);
+        state.create(scope, None);
+        assert!(state.layer(Some(scope)).is_some());
+        assert!(state.dispose(scope).is_some());
+        assert!(state.scopes.is_empty());
+        assert!(state.layer_mut(Some(scope)).is_none());
+    }
+}
