@@ -31,7 +31,6 @@ pub use present::{ToolCallView, ToolResultView};
 
 // --- json/subset/args re-exports ---
 pub use args::validate_args;
-pub use json::LossyNumber;
 pub use subset::{CompiledSchema, Vocabulary, validate_value};
 
 /// The README's examples, compiled and run as doctests.

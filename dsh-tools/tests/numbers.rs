@@ -3,7 +3,7 @@
 //! prints it. Each test here is a disagreement with Node.js found by the differential run, kept
 //! as a named regression.
 
-use dsh_tools::json::{js_stringify, number_js_string, numbers_equal};
+use dsh_tools::json::{js_number_of, js_stringify, numbers_equal};
 use dsh_tools::subset::validate_value;
 use serde_json::{Value, json};
 
@@ -12,7 +12,7 @@ fn parse(text: &str) -> Value {
 }
 
 fn printed(text: &str) -> String {
-    number_js_string(parse(text).as_number().expect("a number"))
+    js_number_of(parse(text).as_number().expect("a number"))
 }
 
 #[test]

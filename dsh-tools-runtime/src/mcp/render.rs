@@ -153,7 +153,7 @@ fn js_string(value: Option<&Value>) -> String {
         None => "undefined".to_owned(),
         Some(Value::Null) => "null".to_owned(),
         Some(Value::Bool(b)) => b.to_string(),
-        Some(Value::Number(n)) => dsh_tools::json::number_js_string(n),
+        Some(Value::Number(n)) => dsh_tools::json::js_number_of(n),
         Some(Value::String(s)) => s.clone(),
         Some(Value::Array(items)) => items
             .iter()

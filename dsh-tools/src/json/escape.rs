@@ -11,7 +11,7 @@
 /// ```
 pub fn json_quote(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
-    write_json_quoted(&mut out, s);
+    write_json_quote(&mut out, s);
     out
 }
 
@@ -19,10 +19,10 @@ pub fn json_quote(s: &str) -> String {
 ///
 /// ```
 /// let mut out = String::from("key=");
-/// dsh_tools::json::write_json_quoted(&mut out, "tab\there");
+/// dsh_tools::json::write_json_quote(&mut out, "tab\there");
 /// assert_eq!(out, "key=\"tab\\there\"");
 /// ```
-pub fn write_json_quoted(out: &mut String, s: &str) {
+pub fn write_json_quote(out: &mut String, s: &str) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     out.reserve(s.len() + 2);
     out.push('"');

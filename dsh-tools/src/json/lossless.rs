@@ -7,7 +7,7 @@
 
 use serde_json::{Number, Value};
 
-use super::escape::write_json_quoted;
+use super::escape::write_json_quote;
 
 /// Why a double is not lossless JSON.
 ///
@@ -156,7 +156,7 @@ fn push_path_key(path: &mut String, key: &str) {
         path.push_str(key);
     } else {
         path.push('[');
-        write_json_quoted(path, key);
+        write_json_quote(path, key);
         path.push(']');
     }
 }

@@ -25,22 +25,22 @@ const EXACT_INT_LIMIT_U64: u64 = 9_007_199_254_740_992;
 /// values without `.0`; `-0` prints `0`; `NaN`, `Infinity` and `-Infinity` as JavaScript prints them.
 ///
 /// ```
-/// use dsh_tools::json::js_number_string;
-/// assert_eq!(js_number_string(1e21), "1e+21");
-/// assert_eq!(js_number_string(1e-7), "1e-7");
-/// assert_eq!(js_number_string(100.0), "100");
-/// assert_eq!(js_number_string(0.1), "0.1");
-/// assert_eq!(js_number_string(-0.0), "0");
-/// assert_eq!(js_number_string(123456789012345680000.0), "123456789012345680000");
-/// assert_eq!(js_number_string(f64::NAN), "NaN");
+/// use dsh_tools::json::js_number;
+/// assert_eq!(js_number(1e21), "1e+21");
+/// assert_eq!(js_number(1e-7), "1e-7");
+/// assert_eq!(js_number(100.0), "100");
+/// assert_eq!(js_number(0.1), "0.1");
+/// assert_eq!(js_number(-0.0), "0");
+/// assert_eq!(js_number(123456789012345680000.0), "123456789012345680000");
+/// assert_eq!(js_number(f64::NAN), "NaN");
 /// ```
-pub fn js_number_string(x: f64) -> String {
+pub fn js_number(x: f64) -> String {
     let mut out = String::new();
     write_js_number(&mut out, x);
     out
 }
 
-/// Appends [`js_number_string`]`(x)` to `out` (no intermediate allocation for small integers).
+/// Appends [`js_number`]`(x)` to `out` (no intermediate allocation for small integers).
 ///
 /// ```
 /// let mut out = String::from("x=");
@@ -138,19 +138,19 @@ pub fn number_to_f64(n: &Number) -> f64 {
 /// Formats a JSON number the way JavaScript would print it after parsing it into a double.
 ///
 /// ```
-/// use dsh_tools::json::number_js_string;
+/// use dsh_tools::json::js_number_of;
 /// let big: serde_json::Value = serde_json::from_str("123456789012345678901").unwrap();
-/// assert_eq!(number_js_string(big.as_number().unwrap()), "123456789012345680000");
-/// assert_eq!(number_js_string(&serde_json::Number::from(u64::MAX)), "18446744073709552000");
-/// assert_eq!(number_js_string(&serde_json::Number::from_f64(1.0).unwrap()), "1");
+/// assert_eq!(js_number_of(big.as_number().unwrap()), "123456789012345680000");
+/// assert_eq!(js_number_of(&serde_json::Number::from(u64::MAX)), "18446744073709552000");
+/// assert_eq!(js_number_of(&serde_json::Number::from_f64(1.0).unwrap()), "1");
 /// ```
-pub fn number_js_string(n: &Number) -> String {
+pub fn js_number_of(n: &Number) -> String {
     let mut out = String::new();
     write_js_number_of(&mut out, n);
     out
 }
 
-/// Appends [`number_js_string`]`(n)` to `out`.
+/// Appends [`js_number_of`]`(n)` to `out`.
 ///
 /// ```
 /// let mut out = String::new();
@@ -266,25 +266,25 @@ mod tests {
             (123e18, "123000000000000000000"),
         ];
         for (x, want) in cases {
-            assert_eq!(js_number_string(*x), *want, "{x:?}");
+            assert_eq!(js_number(*x), *want, "{x:?}");
         }
     }
 
     #[test]
     fn number_strings_follow_js_doubles() {
         assert_eq!(
-            number_js_string(&Number::from(i64::MIN)),
+            js_number_of(&Number::from(i64::MIN)),
             "-9223372036854776000"
         );
         assert_eq!(
-            number_js_string(&Number::from(9007199254740993u64)),
+            js_number_of(&Number::from(9007199254740993u64)),
             "9007199254740992"
         );
         assert_eq!(
-            number_js_string(&Number::from(-9007199254740992i64)),
+            js_number_of(&Number::from(-9007199254740992i64)),
             "-9007199254740992"
         );
-        assert_eq!(number_js_string(&f(2.0)), "2");
+        assert_eq!(js_number_of(&f(2.0)), "2");
     }
 
     #[test]

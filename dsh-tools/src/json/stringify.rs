@@ -2,7 +2,7 @@
 
 use serde_json::{Value, map};
 
-use super::escape::write_json_quoted;
+use super::escape::write_json_quote;
 use super::number::write_js_number_of;
 
 /// Renders a value exactly as JavaScript `JSON.stringify(value)` does (compact form).
@@ -66,7 +66,7 @@ pub(crate) fn write_json(out: &mut String, v: &Value, compact_from: usize) {
                 Value::Null => out.push_str("null"),
                 Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
                 Value::Number(n) => write_js_number_of(out, n),
-                Value::String(s) => write_json_quoted(out, s),
+                Value::String(s) => write_json_quote(out, s),
                 Value::Array(items) if items.is_empty() => out.push_str("[]"),
                 Value::Object(map) if map.is_empty() => out.push_str("{}"),
                 Value::Array(items) => {
@@ -142,7 +142,7 @@ pub(crate) fn write_json(out: &mut String, v: &Value, compact_from: usize) {
 }
 
 fn write_key(out: &mut String, key: &str, compact: bool) {
-    write_json_quoted(out, key);
+    write_json_quote(out, key);
     out.push_str(if compact { ":" } else { ": " });
 }
 

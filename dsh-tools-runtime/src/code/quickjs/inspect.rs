@@ -1,7 +1,7 @@
 //! Rendering console arguments approximately like Node's `util.inspect`: single line, depth 4,
 //! 100 array items, 10,000 characters per string; getters are shown as `[Getter]`, never run.
 
-use dsh_tools::json::js_number_string;
+use dsh_tools::json::js_number;
 use rquickjs::function::This;
 use rquickjs::promise::PromiseState;
 use rquickjs::{Object, Type, Value};
@@ -76,7 +76,7 @@ impl<'js> Inspect<'_, 'js> {
             self.out
                 .push_str(if x > 0.0 { "Infinity" } else { "-Infinity" });
         } else {
-            self.out.push_str(&js_number_string(x));
+            self.out.push_str(&js_number(x));
         }
     }
 

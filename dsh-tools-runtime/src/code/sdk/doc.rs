@@ -1,7 +1,7 @@
 //! JSDoc text: descriptions (REFERENCE §8.4 "Doc lines") and, beyond the reference, the
 //! validation keywords of wide schemas as JSDoc tags (`@format uri`, `@minimum 0`).
 
-use dsh_tools::json::{collapse_js_whitespace, number_js_string};
+use dsh_tools::json::{collapse_js_whitespace, js_number_of};
 use serde_json::{Map, Value};
 
 use super::refs::resolve;
@@ -113,7 +113,7 @@ impl<'a> Scan<'a> {
             let text = match (*keyword, value) {
                 ("uniqueItems" | "deprecated", Value::Bool(true)) => String::new(),
                 ("uniqueItems" | "deprecated", _) => continue,
-                (_, Value::Number(n)) => number_js_string(n),
+                (_, Value::Number(n)) => js_number_of(n),
                 (_, Value::Bool(b)) => b.to_string(),
                 (_, Value::String(s)) => {
                     let s = collapse_js_whitespace(s);

@@ -156,7 +156,7 @@ pub(crate) fn literal<'s>(types: &mut Types<'s>, value: &'s Value) -> TyId {
         Value::Bool(b) => types.lit(Lit::Bool(*b)),
         Value::String(s) => types.lit(Lit::Str(s)),
         Value::Number(n) => types.lit(Lit::Num(
-            dsh_tools::json::number_js_string(n),
+            dsh_tools::json::js_number_of(n),
             dsh_tools::json::number_to_f64(n),
         )),
         Value::Array(_) | Value::Object(_) => TyId::UNKNOWN,

@@ -7,7 +7,7 @@
 //! union inside an intersection or an optional tuple element. Iterative, with a node budget
 //! (shared sub-trees print once per use): past [`PRINT_BUDGET`] nodes the rest prints `unknown`.
 
-use dsh_tools::json::write_json_quoted;
+use dsh_tools::json::write_json_quote;
 
 use super::ir::{ElemKind, Lit, Ty, TyId, Types, is_bare_key};
 
@@ -168,14 +168,14 @@ pub(crate) fn write_key(out: &mut String, key: &str) {
     if is_bare_key(key) {
         out.push_str(key);
     } else {
-        write_json_quoted(out, key);
+        write_json_quote(out, key);
     }
 }
 
 /// A literal's `JSON.stringify` text.
 pub(crate) fn write_lit(out: &mut String, lit: &Lit<'_>) {
     match lit {
-        Lit::Str(s) => write_json_quoted(out, s),
+        Lit::Str(s) => write_json_quote(out, s),
         Lit::Num(text, _) => out.push_str(text),
         Lit::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
     }
