@@ -16,7 +16,7 @@ use std::time::Duration;
 use criterion::{Criterion, Throughput, criterion_group};
 use dsh_tools::ToolDefinition;
 use dsh_tools::exec::ToolExecutionInput;
-use dsh_tools_runtime::code::{QuickJsConfig, QuickJsRuntime};
+use dsh_tools_runtime::code::quickjs::{QuickJsConfig, QuickJsRuntime};
 use dsh_tools_runtime::{PresentationMode, RegistryConfig, ToolRegistry};
 use serde_json::json;
 

@@ -36,7 +36,7 @@ async fn execute(n: u64) {
 async fn awaited(n: u64) {
     use std::sync::Arc;
 
-    use dsh_tools_runtime::code::{QuickJsConfig, QuickJsRuntime};
+    use dsh_tools_runtime::code::quickjs::{QuickJsConfig, QuickJsRuntime};
     use dsh_tools_runtime::{PresentationMode, RegistryConfig};
 
     let registry = ToolRegistry::with_config(RegistryConfig {

@@ -31,9 +31,8 @@ use std::time::{Duration, Instant};
 
 use dsh_tools::exec::ToolExecutionInput;
 use dsh_tools::{ToolDefinition, ToolError};
-use dsh_tools_runtime::code::{
-    CodeDispatchEvent, CodeErrorKind, CodeEventSink, CodeRuntime, QuickJsConfig, QuickJsRuntime,
-};
+use dsh_tools_runtime::code::quickjs::{QuickJsConfig, QuickJsRuntime};
+use dsh_tools_runtime::code::{CodeDispatchEvent, CodeErrorKind, CodeEventSink, CodeRuntime};
 use dsh_tools_runtime::{PresentationMode, RegistryConfig, ToolRegistry};
 use serde_json::{Value, json};
 use support::{Probe, binding, failure, request, runtime_with, tools};

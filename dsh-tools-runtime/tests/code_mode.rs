@@ -9,7 +9,7 @@ use dsh_tools::ToolDefinition;
 use dsh_tools::definition::BoxFuture;
 use dsh_tools::exec::{PreToolDecision, ToolExecutionInput, ToolExecutionResult};
 use dsh_tools_runtime::approval::{ApprovalOutcome, ApprovalRequest, ApprovalService};
-use dsh_tools_runtime::code::{QuickJsConfig, QuickJsRuntime};
+use dsh_tools_runtime::code::quickjs::{QuickJsConfig, QuickJsRuntime};
 use dsh_tools_runtime::hooks::pre_execute_fn;
 use dsh_tools_runtime::{PresentationMode, RegistryConfig, ToolRegistry};
 use serde_json::json;

@@ -243,7 +243,7 @@ async fn hostile_corpus_child() {
 }
 
 /// A fresh run of the runtime that ran most of the corpus still sees exactly the allow-list.
-async fn check_globals(runtime: &dsh_tools_runtime::code::QuickJsRuntime) {
+async fn check_globals(runtime: &dsh_tools_runtime::code::quickjs::QuickJsRuntime) {
     let result = support::run_on(
         runtime,
         "return Object.getOwnPropertyNames(globalThis);",

@@ -20,7 +20,7 @@ use std::time::Instant;
 
 use dsh_tools::ToolDefinition;
 use dsh_tools::exec::ToolExecutionInput;
-use dsh_tools_runtime::code::{QuickJsConfig, QuickJsRuntime};
+use dsh_tools_runtime::code::quickjs::{QuickJsConfig, QuickJsRuntime};
 use dsh_tools_runtime::{PresentationMode, RegistryConfig, ToolRegistry};
 use serde_json::json;
 use support::Probe;

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use dsh_tools::ToolDefinition;
 use dsh_tools::exec::ToolExecutionInput;
-use dsh_tools_runtime::code::{QuickJsConfig, QuickJsRuntime};
+use dsh_tools_runtime::code::quickjs::{QuickJsConfig, QuickJsRuntime};
 use dsh_tools_runtime::{PresentationMode, RegistryConfig, ToolRegistry, ToolRestriction};
 use serde_json::{Value, json};
 

@@ -280,7 +280,7 @@ async fn everything_reports_whether_it_pages_and_the_import_gets_every_tool() {
 async fn everything_tools_are_called_from_a_code_mode_program() {
     use std::sync::Arc;
 
-    use dsh_tools_runtime::code::{QuickJsConfig, QuickJsRuntime};
+    use dsh_tools_runtime::code::quickjs::{QuickJsConfig, QuickJsRuntime};
     use dsh_tools_runtime::{PresentationMode, RegistryConfig};
 
     let registry = ToolRegistry::with_config(RegistryConfig {

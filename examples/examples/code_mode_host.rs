@@ -13,7 +13,8 @@ use std::sync::Arc;
 
 use dsh_tools::exec::ToolExecutionInput;
 use dsh_tools::tool;
-use dsh_tools_runtime::code::{CodeDispatchEvent, CodeEventSink, QuickJsConfig, QuickJsRuntime};
+use dsh_tools_runtime::code::quickjs::{QuickJsConfig, QuickJsRuntime};
+use dsh_tools_runtime::code::{CodeDispatchEvent, CodeEventSink};
 use dsh_tools_runtime::{PresentationMode, RegistryConfig, ToolRegistry};
 use serde_json::json;
 

@@ -18,7 +18,7 @@
 use std::sync::Arc;
 
 use dsh_tools::exec::ToolExecutionInput;
-use dsh_tools_runtime::code::{QuickJsConfig, QuickJsRuntime};
+use dsh_tools_runtime::code::quickjs::{QuickJsConfig, QuickJsRuntime};
 use dsh_tools_runtime::mcp::McpImport;
 use dsh_tools_runtime::{PresentationMode, RegistryConfig, ToolRegistry};
 use serde_json::json;

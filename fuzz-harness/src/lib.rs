@@ -15,10 +15,11 @@ use std::time::Duration;
 use dsh_tools::json::is_lossless;
 use dsh_tools::subset::{CompiledSchema, Vocabulary, unsupported_violations, validate_value};
 use dsh_tools_runtime::code::quickjs::{DEFAULT_THREAD_STACK_BYTES, QuickJsConfig, QuickJsRuntime};
+use dsh_tools_runtime::code::sdk::json_schema_to_ts;
 use dsh_tools_runtime::code::sdk::{SdkTool, json_schema_to_ts_wide, render_tools_sdk};
 use dsh_tools_runtime::code::strip::{SourceLimits, strip_program};
 use dsh_tools_runtime::code::{
-    BindingFn, BindingNamespace, CodeRunRequest, CodeRuntime, ErrorClass, json_schema_to_ts,
+    BindingFn, BindingNamespace, CodeRunRequest, CodeRuntime, ErrorClass,
 };
 use serde_json::{Value, json};
 

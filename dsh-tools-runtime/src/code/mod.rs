@@ -2,6 +2,10 @@
 //! the program is type-stripped and runs in a fresh sandbox whose `tools.*` bindings go back
 //! through the registry's pipeline.
 //!
+//! The runtime seam ([`CodeRuntime`] and its request/result types), the run clock, the dispatch
+//! events and the `run_code` transport are this module's own items; the QuickJS backend
+//! ([`quickjs`]), the SDK renderer ([`sdk`]) and the type strip ([`strip`]) are modules.
+//!
 //! Code Mode plugs into the registry through two seams and nothing else: it is the registry's
 //! scope extension (the `run_code` transport, the tools it hides from direct calls, the prompt
 //! sections), and it registers an approval-wait hook (a sub-call waiting for a person pauses its
@@ -9,16 +13,16 @@
 //! `on_code_dispatch_log`) are defined here.
 
 mod bridge;
-pub mod clock;
+mod clock;
 mod dispatch_log;
-pub mod events;
+mod events;
 mod host_work;
-pub mod prompt;
+mod prompt;
 pub mod quickjs;
-pub mod runtime;
+mod runtime;
 pub mod sdk;
 pub mod strip;
-pub mod transport;
+mod transport;
 
 use std::any::Any;
 use std::collections::HashMap;
@@ -31,14 +35,15 @@ pub use clock::{ClockPause, RunClock};
 pub use dispatch_log::{DispatchLog, DispatchLogEntry, DispatchLogFn, dispatch_log_fn};
 pub use events::{CodeDispatchEvent, CodeEventSink};
 pub use host_work::HostWork;
-pub use quickjs::{QuickJsConfig, QuickJsRuntime};
+pub use prompt::CODE_ONLY_TEXT;
 pub use runtime::{
     BindingFn, BindingNamespace, CodeErrorKind, CodeRunError, CodeRunRequest, CodeRunResult,
     CodeRuntime, CodeRuntimeError, ErrorClass,
 };
-pub use sdk::{SdkTool, json_schema_to_ts, render_tools_sdk, sdk_tool_from};
-pub use strip::{SourceLimits, StripError, strip_program};
-pub use transport::RUN_CODE_NAME;
+pub use transport::{
+    CODE_PARAMETER_DESCRIPTION, DESCRIPTION_PARAMETER_DESCRIPTION, RUN_CODE_DESCRIPTION,
+    RUN_CODE_NAME, render_run_code, run_code_output_schema, run_code_parameters,
+};
 
 use crate::ToolNotFoundError;
 use crate::hooks::ApprovalWait;
@@ -313,7 +318,8 @@ mod tests {
     use dsh_tools::ToolDefinition;
     use dsh_tools::exec::ScopeId;
 
-    use super::{CodeMode, QuickJsConfig, QuickJsRuntime};
+    use super::CodeMode;
+    use super::quickjs::{QuickJsConfig, QuickJsRuntime};
     use crate::{PresentationMode, RegistryConfig, ToolRegistry};
 
     fn tool(name: &str) -> ToolDefinition {
