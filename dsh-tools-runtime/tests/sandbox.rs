@@ -12,6 +12,8 @@ mod limits;
 mod output;
 #[path = "sandbox/pool.rs"]
 mod pool;
+#[path = "sandbox/recorded.rs"]
+mod recorded;
 #[path = "sandbox/support.rs"]
 mod support;
 #[path = "sandbox/surface.rs"]

@@ -15,10 +15,12 @@
 mod bridge;
 mod clock;
 mod dispatch_log;
+mod durable;
 mod events;
 mod host_work;
 mod prompt;
 pub mod quickjs;
+mod record;
 mod runtime;
 pub mod sdk;
 pub mod strip;
@@ -36,6 +38,7 @@ pub use dispatch_log::{DispatchLog, DispatchLogEntry, DispatchLogFn, dispatch_lo
 pub use events::{CodeDispatchEvent, CodeEventSink};
 pub use host_work::HostWork;
 pub use prompt::CODE_ONLY_TEXT;
+pub use record::{RecordedRun, RunRecord, SeededRandom};
 pub use runtime::{
     BindingFn, BindingNamespace, CodeErrorKind, CodeRunError, CodeRunRequest, CodeRunResult,
     CodeRuntime, CodeRuntimeError, ErrorClass,

@@ -9,6 +9,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::clock::RunClock;
 use super::host_work::HostWork;
+use super::record::RunRecord;
 
 /// One host function callable from a program: lossless JSON arguments in, the resolved value or
 /// a failure message out (the program sees a rejection).
@@ -63,6 +64,9 @@ pub struct CodeRunRequest {
     /// Work the host needs polled while the program runs (see [`HostWork`]); only set for
     /// runtimes that [poll it](CodeRuntime::polls_host_work).
     pub host_work: Option<HostWork>,
+    /// The run's record of its non-deterministic sources and delivery order (see
+    /// [`RunRecord`]); only set for runtimes that [replay](CodeRuntime::replays).
+    pub record: Option<RunRecord>,
 }
 
 impl CodeRunRequest {
@@ -75,6 +79,7 @@ impl CodeRunRequest {
             cancel: CancellationToken::new(),
             clock: RunClock::new(),
             host_work: None,
+            record: None,
         }
     }
 
@@ -93,6 +98,12 @@ impl CodeRunRequest {
     /// The same request, with host work for the runtime to poll while the program waits.
     pub fn with_host_work(mut self, work: HostWork) -> Self {
         self.host_work = Some(work);
+        self
+    }
+
+    /// The same request, recorded (and replayed) through `record`.
+    pub fn with_record(mut self, record: RunRecord) -> Self {
+        self.record = Some(record);
         self
     }
 }
@@ -198,6 +209,15 @@ pub trait CodeRuntime: Send + Sync {
     /// The host then hands its sub-call lane over, and a binding call that completes at once
     /// costs no cross-thread hand-off. When `false` (the default), the host polls it itself.
     fn polls_host_work(&self) -> bool {
+        false
+    }
+
+    /// Whether [`run`](Self::run) honours the request's [`RunRecord`]: the program's `Date`
+    /// reads and `Math.random` go through it, and binding results reach the program in the
+    /// recorded delivery rounds first, so a re-run of the same program with the same binding
+    /// results takes the same path (what suspending and resuming a run needs). When `false`
+    /// (the default), runs cannot be suspended.
+    fn replays(&self) -> bool {
         false
     }
 }

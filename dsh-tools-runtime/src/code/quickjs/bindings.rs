@@ -9,6 +9,7 @@ use std::sync::Arc;
 use rquickjs::function::Rest;
 use rquickjs::{Constructor, Ctx, Exception, Function, Promise, Value};
 
+use crate::code::record::RunRecord;
 use crate::code::runtime::ErrorClass;
 
 use super::build::{self, ToJsError};
@@ -16,6 +17,7 @@ use super::calls::{CallRequest, Calls};
 use super::convert::{self, ToJsonError};
 use super::errors;
 use super::globals::Env;
+use super::schedule::Schedule;
 use super::shared::Shared;
 
 /// Rejection of a call whose arguments are not lossless JSON (REFERENCE §8.6 rule 11).
@@ -56,6 +58,10 @@ pub(crate) struct RunState<'js> {
     pub(crate) max_value_depth: usize,
     max_tool_calls: usize,
     pub(crate) calls: RefCell<Calls>,
+    /// When results reach the program (recorded and replayed with a record).
+    pub(crate) schedule: RefCell<Schedule>,
+    /// The run's record, if it has one (its `Date` and `Math.random` read it).
+    pub(crate) record: Option<RunRecord>,
     calls_made: Cell<usize>,
     next_id: Cell<u64>,
     live: RefCell<Option<Live<'js>>>,
@@ -67,6 +73,7 @@ impl<'js> RunState<'js> {
         shared: Arc<Shared>,
         calls: Calls,
         limits: (usize, usize, usize),
+        record: Option<RunRecord>,
     ) -> Self {
         let (max_output_bytes, max_value_depth, max_tool_calls) = limits;
         Self {
@@ -76,6 +83,8 @@ impl<'js> RunState<'js> {
             max_value_depth,
             max_tool_calls,
             calls: RefCell::new(calls),
+            schedule: RefCell::new(Schedule::new(record.clone())),
+            record,
             calls_made: Cell::new(0),
             next_id: Cell::new(1),
             live: RefCell::new(None),
@@ -90,6 +99,11 @@ impl<'js> RunState<'js> {
             call_limit_error: None,
             pending: HashMap::new(),
         });
+    }
+
+    /// The id of the last call the program made (0: none yet).
+    pub(crate) fn submitted(&self) -> u64 {
+        self.next_id.get() - 1
     }
 
     /// Drops every engine value the state holds.

@@ -221,7 +221,7 @@ pub(crate) fn drive<'js>(
         },
         Err(error) => return failure(ctx, state, budgets, error),
     };
-    let mut ready = Vec::new();
+    let (mut polled, mut ready) = (Vec::new(), Vec::new());
     loop {
         let mut jobs = 0u32;
         loop {
@@ -257,7 +257,11 @@ pub(crate) fn drive<'js>(
         // time nor its CPU budget.
         watch.clock.pause();
         let polling = Instant::now();
-        state.calls.borrow_mut().poll_ready(&mut ready);
+        state.calls.borrow_mut().poll_ready(&mut polled);
+        state
+            .schedule
+            .borrow_mut()
+            .release(&mut polled, state.submitted(), &mut ready);
         watch.cpu.exclude(polling.elapsed());
         if ready.is_empty() {
             if state.shared.stopped().is_some() {

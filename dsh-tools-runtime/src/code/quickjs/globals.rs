@@ -205,6 +205,9 @@ pub(crate) fn install<'js>(
 ) -> rquickjs::Result<Vec<Option<Constructor<'js>>>> {
     let globals = ctx.globals();
     globals.set("console", console::console(ctx, state)?)?;
+    if let Some(record) = &state.record {
+        super::sources::install(ctx, record)?;
+    }
     let mut classes = Vec::with_capacity(state.namespaces.len());
     for (index, namespace) in state.namespaces.iter().enumerate() {
         let object = Object::new(ctx.clone())?;

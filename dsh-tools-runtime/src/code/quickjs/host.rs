@@ -95,6 +95,7 @@ pub(crate) async fn run(
         wall: wall.clone(),
         tokio: tokio::runtime::Handle::try_current().ok(),
         host_work: request.host_work,
+        record: request.record,
         done,
     };
     let guard = StopOnDrop(shared.clone());

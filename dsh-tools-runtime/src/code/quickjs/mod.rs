@@ -57,6 +57,16 @@
 //! still in flight then are dropped, not polled further: a binding whose work must outlive the
 //! run (REFERENCE §8.6 rule 6) spawns that work and returns a handle.
 //!
+//! # Recorded runs
+//!
+//! A request with a [`RunRecord`](crate::code::RunRecord) (what a suspendable run uses) makes
+//! the run replayable: `Date.now()`, `new Date()` and `Date()` read the record's clock (recorded
+//! reads first, then the system clock, recorded), `Math.random()` is a generator seeded from
+//! the record, and each non-empty delivery of binding results is a numbered round whose calls
+//! are recorded — a replay delivers the same calls together in the same rounds, so promise
+//! reactions interleave as they did. Without a record, `Date` and `Math.random` are QuickJS's
+//! own and results are delivered as soon as they are ready.
+//!
 //! # Global surface
 //!
 //! An allow-list, [`GLOBAL_ALLOW_LIST`], plus `console` and the binding globals and error
@@ -77,7 +87,9 @@ mod host;
 mod inspect;
 mod ledger;
 mod names;
+mod schedule;
 mod shared;
+mod sources;
 mod worker;
 
 use std::sync::Arc;
@@ -226,6 +238,12 @@ impl CodeRuntime for QuickJsRuntime {
 
     /// The sandbox thread polls the host's work whenever the program waits for its bindings.
     fn polls_host_work(&self) -> bool {
+        true
+    }
+
+    /// `Date` and `Math.random` read the request's record, and binding results are delivered
+    /// in its recorded rounds (see [`RunRecord`](crate::code::RunRecord)).
+    fn replays(&self) -> bool {
         true
     }
 

@@ -22,6 +22,7 @@ use rquickjs::{Context, Ctx, Runtime};
 use tokio::sync::oneshot;
 
 use crate::code::HostWork;
+use crate::code::record::RunRecord;
 use crate::code::runtime::{BindingNamespace, CodeErrorKind, CodeRunError};
 use crate::code::strip::strip_program;
 
@@ -77,6 +78,8 @@ pub(crate) struct Job {
     pub(crate) tokio: Option<tokio::runtime::Handle>,
     /// The host's work, polled beside the binding futures (left in place at the end).
     pub(crate) host_work: Option<HostWork>,
+    /// The run's record of its sources and deliveries.
+    pub(crate) record: Option<RunRecord>,
     pub(crate) done: oneshot::Sender<Outcome>,
 }
 
@@ -332,6 +335,7 @@ fn run<'js>(
         wall,
         tokio,
         host_work,
+        record,
         done,
     } = job;
     shared.set_worker(std::thread::current());
@@ -376,7 +380,13 @@ fn run<'js>(
         config.max_value_depth,
         config.max_tool_calls,
     );
-    let state = Rc::new(RunState::new(namespaces, shared.clone(), calls, limits));
+    let state = Rc::new(RunState::new(
+        namespaces,
+        shared.clone(),
+        calls,
+        limits,
+        record,
+    ));
     let clock = Rc::new(Clock::default());
     *watch.borrow_mut() = Some(Watch {
         shared,
