@@ -19,6 +19,18 @@ pub struct ApprovalRequest {
     pub cancel: CancellationToken,
 }
 
+/// How far an approval reaches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub enum ApprovalScope {
+    /// This call only.
+    #[default]
+    Once,
+    /// Every call of the same tool for the rest of the Code Mode run the call belongs to.
+    Run,
+    /// Every call of the same tool for the rest of the session (the registry's lifetime).
+    Session,
+}
+
 /// The host's answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ApprovalOutcome {

@@ -130,6 +130,8 @@ impl Events {
                 CodeDispatchEvent::Settled { sub_call_id, .. } => {
                     calls.entry(sub_call_id.clone()).or_default().1 += 1;
                 }
+                // Durable runs only.
+                _ => {}
             }
         }
         calls

@@ -18,6 +18,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use super::dispatch_log::{DispatchLog, DispatchLogFn};
+use super::durable::{Check, DurableRun, Ending};
 use super::events::{CodeDispatchEvent, CodeEventSink, emit};
 use super::host_work::HostWork;
 use super::runtime::{BindingFn, BindingNamespace, CodeRunRequest, ErrorClass};
@@ -33,21 +34,33 @@ type Reply = oneshot::Sender<Result<Value, String>>;
 
 /// A submitted sub-call waiting for its commit.
 struct Pending {
+    /// Its sub-call number (`<callId>:code:<number>`).
+    number: usize,
     name: String,
     /// The logged copy of the arguments (independent of the dispatched one).
     arguments: Value,
     reply: Reply,
 }
 
+/// The sub-call lane's intake: numbering and the channel send happen under one lock, so
+/// sub-call numbers follow submission order.
+struct Intake {
+    sender: Option<mpsc::UnboundedSender<ToolExecutionInput>>,
+    /// The lane's index of the next submitted call (replayed calls skip the lane).
+    lane_index: usize,
+}
+
 /// The per-run state shared by the bindings and the commit pump.
 struct Run {
-    /// Submission: numbering and the channel send happen under one lock, so sub-call numbers
-    /// follow submission order.
-    submit: Mutex<Option<mpsc::UnboundedSender<ToolExecutionInput>>>,
+    submit: Mutex<Intake>,
+    /// Sub-calls numbered so far.
     next: AtomicUsize,
+    /// Submitted calls by lane index.
     replies: Mutex<HashMap<usize, Pending>>,
     over: CancellationToken,
     reason: Mutex<&'static str>,
+    /// The durable side of a suspendable or resumed run.
+    durable: Option<Arc<DurableRun>>,
 }
 
 impl Run {
@@ -76,16 +89,48 @@ pub(crate) async fn run_code(
     let exec = ctx.execution().clone();
 
     let run_cancel = ctx.cancellation().child_token();
+    // The program stops with the run, or earlier (a suspension, a divergence) while its
+    // sub-calls in flight finish.
+    let program_stop = run_cancel.child_token();
     let (submit, source) = mpsc::unbounded_channel();
     let (events, mut committed) = mpsc::unbounded_channel();
+    let over = CancellationToken::new();
+    let sink = registry.event_sink().filter(|_| exec.agent.is_some());
+    let durable = match registry.durable_start(&exec.call_id) {
+        Some(start) if !runtime.replays() => {
+            let _ = start;
+            return Err(ToolError::msg(
+                "this code runtime cannot suspend or resume runs: it does not replay (CodeRuntime::replays)",
+            ));
+        }
+        Some(start) => Some((
+            Arc::new(DurableRun::new(
+                &start,
+                &ctx,
+                sink.clone(),
+                over.clone(),
+                program_stop.clone(),
+            )),
+            start.suspension,
+        )),
+        None => None,
+    };
     let run = Arc::new(Run {
-        submit: Mutex::new(Some(submit)),
+        submit: Mutex::new(Intake {
+            sender: Some(submit),
+            lane_index: 0,
+        }),
         next: AtomicUsize::new(0),
         replies: Mutex::new(HashMap::new()),
-        over: CancellationToken::new(),
+        over,
         reason: Mutex::new(SETTLED),
+        durable: durable.as_ref().map(|(run, _)| Arc::clone(run)),
     });
-    let sink = registry.event_sink().filter(|_| exec.agent.is_some());
+    if let (Some(durable), Some(sink)) = (&run.durable, &sink)
+        && !durable.decided().is_empty()
+    {
+        emit(&**sink, CodeDispatchEvent::resumed(&exec, durable));
+    }
     let log_chain: Vec<DispatchLogFn> = match sink {
         Some(_) => crate::pipeline::applicable::<DispatchLog, _>(&registry, &exec),
         None => Vec::new(),
@@ -109,7 +154,7 @@ pub(crate) async fn run_code(
 
     // Rule 14's commits, in submission order, as the lane reports them.
     let pump = {
-        let (run, ctx) = (Arc::clone(&run), ctx.clone());
+        let (run, ctx, sink) = (Arc::clone(&run), ctx.clone(), sink.clone());
         async move {
             while let Some(event) = committed.recv().await {
                 let log = sink.as_deref().map(|sink| (sink, &log_chain[..]));
@@ -125,10 +170,13 @@ pub(crate) async fn run_code(
     });
 
     let bindings = bindings(&registry, &exec, &run, &run_cancel);
-    let clock = registry.open_run_clock(exec.token);
+    let clock = registry.open_run(exec.token, run.durable.clone());
     let mut request = CodeRunRequest::new(program, vec![bindings])
-        .with_cancellation(run_cancel.clone())
+        .with_cancellation(program_stop)
         .with_clock(clock.clock().clone());
+    if let Some(durable) = &run.durable {
+        request = request.with_record(durable.record().clone());
+    }
     let handed_over = runtime.polls_host_work();
     if handed_over {
         request = request.with_host_work(lane.clone());
@@ -141,12 +189,17 @@ pub(crate) async fn run_code(
             if outer.is_cancelled() {
                 *run.reason.lock().unwrap_or_else(PoisonError::into_inner) = CANCELLED;
             }
-            // Rule 6: the run is over — abandon what has not started, stop the rest.
+            // Rule 6: the run is over — abandon what has not started, stop the rest. A
+            // suspended run's calls in flight finish instead, to be journaled.
+            let suspended = run.durable.as_ref().is_some_and(|d| d.end_program());
             run.over.cancel();
-            run_cancel.cancel();
+            if !suspended {
+                run_cancel.cancel();
+            }
             run.submit
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
+                .sender
                 .take();
             outcome
         }
@@ -164,15 +217,28 @@ pub(crate) async fn run_code(
     };
     drop(clock);
     let result = outcome.map_err(|e| ToolError::msg(e.to_string()))?;
-    if let Some(error) = result.error {
-        let mut message = format!("code run failed ({}): {}", error.kind, error.message);
-        if !result.logs.is_empty() {
-            message.push_str("\nCaptured output:\n");
-            message.push_str(&result.logs.join("\n"));
+    if let Some((durable, slot)) = durable {
+        match durable.ending() {
+            Ending::Completed => {}
+            Ending::Failed(message) => return Err(run_failed("divergence", &message, &[])),
+            Ending::Suspended(suspension) => {
+                if let Some(sink) = &sink {
+                    emit(&**sink, CodeDispatchEvent::suspended(&exec, &suspension));
+                }
+                let message = super::durable::suspended_message(&suspension);
+                *slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(suspension);
+                return Err(ToolError::with_info(
+                    message,
+                    ErrorInfo::new("CodeRunSuspendedError", "CODE_RUN_SUSPENDED"),
+                ));
+            }
         }
-        return Err(ToolError::with_info(
-            message,
-            ErrorInfo::new("CodeRunFailedError", "CODE_RUN_FAILED"),
+    }
+    if let Some(error) = result.error {
+        return Err(run_failed(
+            error.kind.as_str(),
+            &error.message,
+            &result.logs,
         ));
     }
     let mut value = json!({"logs": result.logs});
@@ -180,6 +246,19 @@ pub(crate) async fn run_code(
         value["result"] = completion;
     }
     Ok(value)
+}
+
+/// The `CODE_RUN_FAILED` error of a run that failed with `kind`.
+fn run_failed(kind: &str, message: &str, logs: &[String]) -> ToolError {
+    let mut message = format!("code run failed ({kind}): {message}");
+    if !logs.is_empty() {
+        message.push_str("\nCaptured output:\n");
+        message.push_str(&logs.join("\n"));
+    }
+    ToolError::with_info(
+        message,
+        ErrorInfo::new("CodeRunFailedError", "CODE_RUN_FAILED"),
+    )
 }
 
 /// One binding per visible tool of the calling agent, except `run_code` (rule 4).
@@ -240,50 +319,92 @@ fn binding(
             )));
         }
         let (reply, answer) = oneshot::channel();
-        let submitted = {
-            let submit = run.submit.lock().unwrap_or_else(PoisonError::into_inner);
-            submit.as_ref().map(|submit| {
-                let index = run.next.fetch_add(1, Ordering::SeqCst);
-                run.replies
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .insert(
-                        index,
-                        Pending {
-                            name: name.clone(),
-                            arguments: arguments.clone(),
-                            reply,
-                        },
-                    );
-                let mut input = ToolExecutionInput::new(
-                    format!("{call_id}:code:{}", index + 1),
-                    name.clone(),
-                    arguments,
-                );
-                input.root_call_id = Some(root.to_string());
-                input.agent = agent;
-                input.parent = Some(parent);
-                input.cancel = run_cancel.clone();
-                // A closed lane means the run is over; the reply then says so.
-                let _ = submit.send(input);
-            })
+        let step = {
+            let mut intake = run.submit.lock().unwrap_or_else(PoisonError::into_inner);
+            let lane_index = intake.lane_index;
+            match &intake.sender {
+                None => Step::Over,
+                Some(sender) => {
+                    let number = run.next.fetch_add(1, Ordering::SeqCst) + 1;
+                    let check = match &run.durable {
+                        Some(durable) => durable.check(number, &name, &arguments),
+                        None => Check::Live,
+                    };
+                    match check {
+                        Check::Replay(entry) => {
+                            Step::Replayed(Box::new((number, arguments, entry)))
+                        }
+                        Check::Diverged(message) => Step::Refused(message),
+                        Check::Live => {
+                            run.replies
+                                .lock()
+                                .unwrap_or_else(PoisonError::into_inner)
+                                .insert(
+                                    lane_index,
+                                    Pending {
+                                        number,
+                                        name: name.clone(),
+                                        arguments: arguments.clone(),
+                                        reply,
+                                    },
+                                );
+                            let mut input = ToolExecutionInput::new(
+                                format!("{call_id}:code:{number}"),
+                                name.clone(),
+                                arguments,
+                            );
+                            input.root_call_id = Some(root.to_string());
+                            input.agent = agent;
+                            input.parent = Some(parent);
+                            input.cancel = match &run.durable {
+                                Some(durable) => durable.live_cancel(number, &run_cancel),
+                                None => run_cancel.clone(),
+                            };
+                            // A closed lane means the run is over; the reply then says so.
+                            let _ = sender.send(input);
+                            intake.lane_index += 1;
+                            Step::Submitted
+                        }
+                    }
+                }
+            }
         };
         let run = Arc::clone(&run);
         Box::pin(async move {
-            if submitted.is_none() {
-                return Err(format!(
+            match step {
+                Step::Over => Err(format!(
                     "run_code run is over ({}); {name} not dispatched",
                     run.reason()
-                ));
+                )),
+                Step::Refused(message) => Err(message),
+                Step::Replayed(replayed) => {
+                    let (number, arguments, entry) = *replayed;
+                    if let Some(durable) = &run.durable {
+                        durable.replay_effects(number, &arguments, &entry);
+                    }
+                    entry.settled.answer()
+                }
+                Step::Submitted => answer.await.unwrap_or_else(|_| {
+                    Err(format!(
+                        "run_code run is over ({}); {name} result discarded",
+                        run.reason()
+                    ))
+                }),
             }
-            answer.await.unwrap_or_else(|_| {
-                Err(format!(
-                    "run_code run is over ({}); {name} result discarded",
-                    run.reason()
-                ))
-            })
         })
     })
+}
+
+/// What a binding did with one call.
+enum Step {
+    /// The run is over: nothing submitted.
+    Over,
+    /// Submitted to the lane: the commit answers.
+    Submitted,
+    /// Answered from the journal (sub-call number, arguments, entry).
+    Replayed(Box<(usize, Value, super::durable::JournalEntry)>),
+    /// Refused (a divergence).
+    Refused(String),
 }
 
 /// Where settled sub-calls are logged: the event sink and the dispatch-log listeners.
@@ -304,13 +425,14 @@ fn settle(run: &Run, ctx: &ToolRunContext, log: Option<EventLog<'_>>, event: Lan
         }
         LaneEvent::Committed(index, result) => (index, result),
     };
+    let mut contexts = Vec::new();
     if let ToolExecutionResult::Success(success) = &result {
         if success
             .content
             .iter()
             .any(|block| matches!(block, ContentBlock::Image { .. }))
         {
-            ctx.defer_context(ContextMessage {
+            contexts.push(ContextMessage {
                 content: success.content.clone(),
                 source: Some(dsh_tools::content::ContextSource {
                     kind: "plugin".into(),
@@ -322,19 +444,31 @@ fn settle(run: &Run, ctx: &ToolRunContext, log: Option<EventLog<'_>>, event: Lan
             ctx.conclude_turn();
         }
     }
-    for context in result.additional_contexts() {
-        ctx.defer_context(context.clone());
-    }
+    contexts.extend(result.additional_contexts().iter().cloned());
     let Some(Pending {
+        number,
         name,
         arguments,
         reply,
     }) = take_reply(run, index)
     else {
+        for context in contexts {
+            ctx.defer_context(context);
+        }
         return;
     };
-    if let Some((sink, chain)) = log {
-        let event = CodeDispatchEvent::settled(ctx.execution(), index, &name, arguments, &result);
+    let mut logged = true;
+    if let Some(durable) = &run.durable {
+        // The call a run suspended on is not journaled, nor logged as settled: it runs when
+        // the run resumes.
+        logged = !durable.is_suspended_call(number);
+        durable.committed(number, &name, &arguments, &result, contexts.clone());
+    }
+    for context in contexts {
+        ctx.defer_context(context);
+    }
+    if let Some((sink, chain)) = log.filter(|_| logged) {
+        let event = CodeDispatchEvent::settled(ctx.execution(), number, &name, arguments, &result);
         emit(sink, event.shaped(chain));
     }
     let answer = if run.over.is_cancelled() {

@@ -7,10 +7,12 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::dispatch_log::{DispatchLogEntry, DispatchLogFn, shape};
+use super::durable::{DurableRun, Suspension};
 
 /// One sub-call event. Only calls whose outer `run_code` call has an agent produce events.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type")]
+#[non_exhaustive]
 pub enum CodeDispatchEvent {
     /// A sub-call started (before its policies ran).
     #[serde(rename = "tool/code-dispatch-start", rename_all = "camelCase")]
@@ -44,6 +46,50 @@ pub enum CodeDispatchEvent {
         /// Its final content.
         content: Vec<ContentBlock>,
     },
+    /// A resumed run answered a sub-call from its journal: the call was not dispatched again
+    /// (its `tool/code-dispatch` event was logged when it first settled).
+    #[serde(rename = "tool/code-dispatch-replayed", rename_all = "camelCase")]
+    Replayed {
+        /// The outermost call id.
+        root_call_id: String,
+        /// The `run_code` call id.
+        parent_call_id: String,
+        /// `<parent>:code:<n>`.
+        sub_call_id: String,
+        /// The tool.
+        name: String,
+        /// The arguments.
+        arguments: Value,
+        /// Whether the journaled result is a failure.
+        is_error: bool,
+    },
+    /// A suspendable run suspended: its pending calls await a decision (see
+    /// `ToolRegistry::run_code_suspendable`).
+    #[serde(rename = "tool/code-run-suspended", rename_all = "camelCase")]
+    Suspended {
+        /// The outermost call id.
+        root_call_id: String,
+        /// The `run_code` call id.
+        parent_call_id: String,
+        /// The sub-call ids awaiting a decision.
+        pending: Vec<String>,
+        /// How many completed sub-calls the continuation journals.
+        journaled: usize,
+    },
+    /// A suspended run resumed (`ToolRegistry::resume_code`); its journaled calls replay.
+    #[serde(rename = "tool/code-run-resumed", rename_all = "camelCase")]
+    Resumed {
+        /// The outermost call id.
+        root_call_id: String,
+        /// The `run_code` call id.
+        parent_call_id: String,
+        /// How many journaled sub-calls the replay answers.
+        journaled: usize,
+        /// The pending sub-calls approved.
+        approved: Vec<String>,
+        /// The pending sub-calls denied.
+        denied: Vec<String>,
+    },
 }
 
 impl CodeDispatchEvent {
@@ -62,7 +108,7 @@ impl CodeDispatchEvent {
 
     pub(crate) fn settled(
         outer: &ToolExecution,
-        index: usize,
+        number: usize,
         name: &str,
         arguments: Value,
         result: &ToolExecutionResult,
@@ -70,7 +116,7 @@ impl CodeDispatchEvent {
         Self::Settled {
             root_call_id: outer.root_call_id.to_string(),
             parent_call_id: outer.call_id.to_string(),
-            sub_call_id: format!("{}:code:{}", outer.call_id, index + 1),
+            sub_call_id: format!("{}:code:{number}", outer.call_id),
             name: name.to_owned(),
             arguments,
             is_error: result.is_error(),
@@ -80,6 +126,32 @@ impl CodeDispatchEvent {
 }
 
 impl CodeDispatchEvent {
+    pub(crate) fn suspended(outer: &ToolExecution, suspension: &Suspension) -> Self {
+        Self::Suspended {
+            root_call_id: outer.root_call_id.to_string(),
+            parent_call_id: outer.call_id.to_string(),
+            pending: suspension.pending.iter().map(|p| p.id.clone()).collect(),
+            journaled: suspension.journal.len(),
+        }
+    }
+
+    pub(crate) fn resumed(outer: &ToolExecution, run: &DurableRun) -> Self {
+        let ids = |approve: bool| {
+            run.decided()
+                .iter()
+                .filter(|(_, decision)| decision.approves() == approve)
+                .map(|(pending, _)| pending.id.clone())
+                .collect()
+        };
+        Self::Resumed {
+            root_call_id: outer.root_call_id.to_string(),
+            parent_call_id: outer.call_id.to_string(),
+            journaled: run.replayed(),
+            approved: ids(true),
+            denied: ids(false),
+        }
+    }
+
     /// A settle event whose content the dispatch-log listeners have shaped.
     pub(crate) fn shaped(mut self, chain: &[DispatchLogFn]) -> Self {
         if let Self::Settled {

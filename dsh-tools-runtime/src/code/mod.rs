@@ -15,7 +15,7 @@
 mod bridge;
 mod clock;
 mod dispatch_log;
-mod durable;
+pub mod durable;
 mod events;
 mod host_work;
 mod prompt;
@@ -49,11 +49,12 @@ pub use transport::{
 };
 
 use crate::ToolNotFoundError;
-use crate::hooks::ApprovalWait;
+use crate::hooks::{ApprovalGate, ApprovalWait, Ask};
 use crate::registry::{
     PresentationMode, PromptError, PromptSurface, Registration, ReservedName, Scope,
     ScopeExtension, ToolRegistry, WeakRegistry,
 };
+use durable::{DurableRun, DurableStart};
 
 /// The names Code Mode holds in every mode.
 const RESERVED: &[ReservedName] = &[ReservedName {
@@ -65,22 +66,46 @@ inventory::submit! {
     crate::registry::Builtin { install }
 }
 
-/// Gives a new registry Code Mode: its scope extension and its approval-wait hook.
+/// Gives a new registry Code Mode: its scope extension, its approval-wait hook (a sub-call
+/// waiting for a person pauses its run's clock) and its approval gate (a durable run's sub-call
+/// is answered by the resumption's decision, or suspends the run).
 fn install(registry: &ToolRegistry) {
     let state = Arc::new(CodeMode::new(registry.downgrade()));
-    let clocks = Arc::clone(&state.clocks);
+    let runs = Arc::clone(&state.runs);
     registry
         .add_hook::<ApprovalWait>(Arc::new(move |exec: &ToolExecution| {
             let parent = exec.parent?;
-            let clock = clocks
+            let clock = runs
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .get(&parent)?
+                .clock
                 .clone();
             Some(Box::new(clock.pause()) as Box<dyn Any + Send>)
         }))
         .keep();
+    let runs = Arc::clone(&state.runs);
+    registry
+        .add_hook::<ApprovalGate>(Arc::new(move |ask: &Ask<'_>| {
+            let parent = ask.exec.parent?;
+            let durable = runs
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .get(&parent)?
+                .durable
+                .clone()?;
+            durable.gate(ask)
+        }))
+        .keep();
     registry.install_extension(state);
+}
+
+/// A `run_code` execution in progress.
+struct LiveRun {
+    /// Its clock (a sub-call's approval wait pauses it).
+    clock: RunClock,
+    /// Its durable side, when it is suspendable or resumed.
+    durable: Option<Arc<DurableRun>>,
 }
 
 /// The SDK section of one scope, and what it was built from.
@@ -99,9 +124,10 @@ pub(crate) struct CodeMode {
     transport: OnceLock<Option<ToolDefinition>>,
     /// The SDK section per scope (`None` = the global view), freed when the scope is disposed.
     sdk_cache: Mutex<HashMap<Option<ScopeId>, CachedSdk>>,
-    /// The clocks of the `run_code` executions in progress, by execution token: a sub-call's
-    /// approval wait pauses its run's clock.
-    clocks: Arc<Mutex<HashMap<ExecutionToken, RunClock>>>,
+    /// The `run_code` executions in progress, by execution token (a sub-call's `parent`).
+    runs: Arc<Mutex<HashMap<ExecutionToken, LiveRun>>>,
+    /// Durable starts waiting for their `run_code` execution, by call id.
+    durable_starts: Mutex<HashMap<String, DurableStart>>,
 }
 
 impl CodeMode {
@@ -112,7 +138,8 @@ impl CodeMode {
             sink: RwLock::default(),
             transport: OnceLock::new(),
             sdk_cache: Mutex::default(),
-            clocks: Arc::default(),
+            runs: Arc::default(),
+            durable_starts: Mutex::default(),
         }
     }
 
@@ -130,8 +157,33 @@ impl CodeMode {
             .clone()
     }
 
-    fn clocks(&self) -> MutexGuard<'_, HashMap<ExecutionToken, RunClock>> {
-        self.clocks.lock().unwrap_or_else(PoisonError::into_inner)
+    fn runs(&self) -> MutexGuard<'_, HashMap<ExecutionToken, LiveRun>> {
+        self.runs.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn durable_starts(&self) -> MutexGuard<'_, HashMap<String, DurableStart>> {
+        self.durable_starts
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Registers `start` for the `run_code` execution with call id `run` (its body takes it);
+    /// `None` when one is already registered under that id (or the registry has no Code Mode).
+    pub(crate) fn register_durable<'a>(
+        registry: &'a ToolRegistry,
+        run: &str,
+        start: DurableStart,
+    ) -> Option<RegisteredStart<'a>> {
+        let code = CodeMode::of(registry)?;
+        let mut starts = code.durable_starts();
+        if starts.contains_key(run) {
+            return None;
+        }
+        starts.insert(run.to_owned(), start);
+        Some(RegisteredStart {
+            code,
+            run: run.to_owned(),
+        })
     }
 
     /// The shared `run_code` transport (the same definition for every code-mode scope).
@@ -239,23 +291,36 @@ pub(crate) fn missing_runtime_message(mode: PresentationMode) -> String {
     )
 }
 
-/// A run clock registered for one `run_code` execution; unregistered on drop.
-pub(crate) struct OpenRunClock<'a> {
+/// A durable start waiting for its execution; whatever the execution did not take is removed
+/// on drop (a `run_code` call refused before its body ran).
+pub(crate) struct RegisteredStart<'a> {
+    code: &'a CodeMode,
+    run: String,
+}
+
+impl Drop for RegisteredStart<'_> {
+    fn drop(&mut self) {
+        self.code.durable_starts().remove(&self.run);
+    }
+}
+
+/// One `run_code` execution registered as in progress; unregistered on drop.
+pub(crate) struct OpenRun<'a> {
     code: Option<&'a CodeMode>,
     token: ExecutionToken,
     clock: RunClock,
 }
 
-impl OpenRunClock<'_> {
+impl OpenRun<'_> {
     pub(crate) fn clock(&self) -> &RunClock {
         &self.clock
     }
 }
 
-impl Drop for OpenRunClock<'_> {
+impl Drop for OpenRun<'_> {
     fn drop(&mut self) {
         if let Some(code) = self.code {
-            code.clocks().remove(&self.token);
+            code.runs().remove(&self.token);
         }
     }
 }
@@ -294,15 +359,28 @@ impl ToolRegistry {
             .clone()
     }
 
-    /// Registers a fresh run clock for the `run_code` execution `token` (a clock nobody pauses
-    /// when the registry has no Code Mode state).
-    pub(crate) fn open_run_clock(&self, token: ExecutionToken) -> OpenRunClock<'_> {
+    /// Registers the `run_code` execution `token` as in progress, with a fresh run clock (a
+    /// clock nobody pauses when the registry has no Code Mode state) and its durable side.
+    pub(crate) fn open_run(
+        &self,
+        token: ExecutionToken,
+        durable: Option<Arc<DurableRun>>,
+    ) -> OpenRun<'_> {
         let code = CodeMode::of(self);
         let clock = RunClock::new();
         if let Some(code) = code {
-            code.clocks().insert(token, clock.clone());
+            let run = LiveRun {
+                clock: clock.clone(),
+                durable,
+            };
+            code.runs().insert(token, run);
         }
-        OpenRunClock { code, token, clock }
+        OpenRun { code, token, clock }
+    }
+
+    /// Takes the durable start registered for the `run_code` call `call_id`, if any.
+    pub(crate) fn durable_start(&self, call_id: &str) -> Option<DurableStart> {
+        CodeMode::of(self)?.durable_starts().remove(call_id)
     }
 }
 

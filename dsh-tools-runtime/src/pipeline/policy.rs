@@ -6,7 +6,9 @@ use dsh_tools::ToolError;
 use dsh_tools::exec::{PreToolDecision, ToolExecution, ToolExecutionResult};
 use futures_util::FutureExt;
 
-use super::hooks::{ApprovalWait, Guard, PreExecute, PreExecuteFn, PreNext, applicable};
+use super::hooks::{
+    ApprovalGate, ApprovalWait, Ask, Guard, PreExecute, PreExecuteFn, PreNext, applicable,
+};
 use super::outcome::{aborted_before_dispatch, denied, from_panic};
 use super::{Call, Host, Prepared};
 use crate::approval::{ApprovalOutcome, ApprovalRequest, ApprovalService};
@@ -98,6 +100,20 @@ impl Policy {
         reason: Option<String>,
     ) -> Asked {
         let name = &exec.name;
+        // A gate answers first (a durable Code Mode run's decision or suspension).
+        let ask = Ask {
+            exec,
+            def: call.resolved.as_ref().map(|(def, _)| def),
+            reason: reason.as_deref(),
+        };
+        let gated = applicable(call.hooks.get::<ApprovalGate>(), exec, |a| host.chain(a))
+            .iter()
+            .find_map(|gate| gate(&ask));
+        if let Some(answer) = gated {
+            let outcome = answer.await;
+            tracing::info!(tool = %name, call_id = %exec.call_id, ?outcome, "approval answered by a gate");
+            return Asked::from_outcome(name, outcome);
+        }
         let service = self
             .approval
             .read()
@@ -129,6 +145,13 @@ impl Policy {
         let outcome = service.request(request).await;
         drop(waiting);
         tracing::info!(tool = %name, call_id = %exec.call_id, ?outcome, "approval answered");
+        Asked::from_outcome(name, outcome)
+    }
+}
+
+impl Asked {
+    /// What the pipeline does with an approval outcome for tool `name`.
+    fn from_outcome(name: &str, outcome: ApprovalOutcome) -> Self {
         match outcome {
             ApprovalOutcome::AllowedOnce => Asked::Allowed,
             ApprovalOutcome::Rejected => {

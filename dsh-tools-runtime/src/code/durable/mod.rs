@@ -1,8 +1,314 @@
-//! Durable Code Mode: a run that needs a person's approval suspends, and resumes later — in this
-//! process or another — by deterministic replay.
+//! Durable Code Mode: a program whose tool call needs a person's approval **suspends**, and
+//! **resumes** later — in this process or another — with every tool call executed exactly once.
+//!
+//! [`ToolRegistry::run_code_suspendable`] runs a `run_code` call with suspension enabled: when
+//! a sub-call's pre-execute decision is `ask`, the calls already in flight finish (and are
+//! journaled), calls not yet started are not started, the program stops, and the outcome is
+//! [`RunOutcome::Suspended`] — a sealed continuation and the [`PendingCall`]s awaiting a
+//! decision. [`ToolRegistry::resume_code`] opens the continuation (refusing a tampered,
+//! truncated, foreign-key or already resumed one before anything runs) and resumes the run
+//! with the [`Decision`].
+//!
+//! # Replay
+//!
+//! QuickJS cannot snapshot its heap, so resuming is **deterministic replay**: the program runs
+//! again from its start with the same run id. Every sub-call the journal holds is answered from
+//! it — no pipeline, no side effect, a `tool/code-dispatch-replayed` event instead — `Date` and
+//! `Math.random` return what they returned the first time, and results reach the program in the
+//! same delivery rounds, so the program takes the same path up to the pending call. That call
+//! gets the decision (approved: it runs through the whole pipeline; denied: the program sees a
+//! `ToolCallError`, `the user rejected tool "<name>"`), and the run continues live; with
+//! suspension enabled again, a later `ask` suspends it again.
+//!
+//! A replayed call whose tool or arguments differ from the journal's (or from the pending
+//! call's) is a **divergence**: the run fails with `code run failed (divergence): …` naming the
+//! call, and nothing is dispatched. So does a replay that ends before reaching the pending call.
+//!
+//! # Guarantees and limits
+//!
+//! - Each tool call runs at most once across a run's suspensions and resumptions, and each
+//!   continuation resumes at most once (the host's [`SpentStore`]): its id is spent before
+//!   anything runs, so a crash during a resumption loses that resumption rather than repeating
+//!   its calls.
+//! - What a program does outside its tools is not journaled: `console.log` output is produced
+//!   again by the replay (the final result carries the whole run's logs, once), and a program
+//!   that depends on something the sandbox does not record — `WeakRef`/`FinalizationRegistry`
+//!   timing, the local time zone of another machine — may diverge; a divergence that changes a
+//!   tool call is caught, one that changes only the output is not.
+//! - The continuation carries the program and every journaled result: it is as confidential as
+//!   they are. It is authenticated, not encrypted.
+//! - Each resumption runs the program from its start under the runtime's full budgets.
+//! - Sub-calls' deferred context messages (images, additional contexts) are journaled and
+//!   deferred again by the replay; the suspended execution's own result is discarded.
+//! - Suspension needs a runtime that [replays](crate::code::CodeRuntime::replays) (QuickJS
+//!   does).
 
-#[allow(
-    dead_code,
-    reason = "the journal is recorded and replayed by the suspension and resume steps"
-)]
+mod continuation;
 mod journal;
+mod run;
+mod spent;
+
+use std::sync::{Arc, PoisonError};
+
+use dsh_tools::exec::{ScopeId, ToolExecutionInput, ToolExecutionResult};
+use dsh_tools::present::ToolCallView;
+use dsh_tools::{ErrorInfo, ToolError};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+pub use continuation::{CONTINUATION_VERSION, ContinuationError, ContinuationKey, MIN_KEY_BYTES};
+pub use spent::{FileSpentStore, MemorySpentStore, SpentStore};
+
+pub(crate) use journal::JournalEntry;
+pub(crate) use run::{Check, DurableRun, DurableStart, Ending, Suspension};
+
+use crate::approval::{ApprovalOutcome, ApprovalScope};
+use crate::code::RUN_CODE_NAME;
+use crate::registry::ToolRegistry;
+use continuation::Payload;
+
+/// A sub-call a suspended run awaits a decision about.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PendingCall {
+    /// Its id, `<run id>:code:<n>`.
+    pub id: String,
+    /// The tool.
+    pub tool: String,
+    /// The arguments the program passed.
+    pub arguments: Value,
+    /// Why the policy asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The card to show the person deciding: the tool's `present_call`, or the generic one.
+    pub card: ToolCallView,
+}
+
+/// The decision about a suspended run's pending calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decision {
+    /// Run them (the scope says how far the approval reaches).
+    Approve(ApprovalScope),
+    /// Refuse them: the program sees a `ToolCallError` (`the user rejected tool "<name>"`).
+    Deny,
+}
+
+impl Decision {
+    /// Approve these calls only.
+    pub const APPROVE: Self = Self::Approve(ApprovalScope::Once);
+
+    /// Whether the decision approves.
+    pub fn approves(self) -> bool {
+        matches!(self, Self::Approve(_))
+    }
+
+    /// The approval outcome the pipeline sees.
+    pub(crate) fn outcome(self) -> ApprovalOutcome {
+        match self {
+            Self::Approve(_) => ApprovalOutcome::AllowedOnce,
+            Self::Deny => ApprovalOutcome::Rejected,
+        }
+    }
+}
+
+/// What a host supplies for durable runs: the key that seals and opens its continuations and
+/// the store of spent continuation ids.
+#[derive(Clone)]
+pub struct Durability {
+    key: ContinuationKey,
+    spent: Arc<dyn SpentStore>,
+}
+
+impl std::fmt::Debug for Durability {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Durability").finish_non_exhaustive()
+    }
+}
+
+impl Durability {
+    /// Continuations sealed with `key`, spent ids kept in `spent`.
+    pub fn new(key: ContinuationKey, spent: Arc<dyn SpentStore>) -> Self {
+        Self { key, spent }
+    }
+}
+
+/// How a suspendable run ended.
+#[derive(Debug)]
+pub enum RunOutcome {
+    /// The `run_code` call finished: its result (success or failure), as `execute` returns it.
+    Completed(ToolExecutionResult),
+    /// The run suspended: resume it with `continuation` once the pending calls are decided.
+    Suspended {
+        /// The sealed continuation (a compact ASCII string).
+        continuation: String,
+        /// The calls awaiting a decision.
+        pending: Vec<PendingCall>,
+    },
+}
+
+/// How to resume a continuation.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Resume {
+    /// The decision about every pending call.
+    pub decision: Decision,
+    /// The agent the resumed run calls its tools as (scope ids do not survive a process: the
+    /// host names the agent again).
+    pub agent: Option<ScopeId>,
+    /// Whether a later `ask` suspends the resumed run again (otherwise the approval service
+    /// answers it).
+    pub suspend: bool,
+    /// Cancels the resumed run.
+    pub cancel: CancellationToken,
+}
+
+impl Resume {
+    /// Resume with `decision`, no agent, no further suspension.
+    pub fn new(decision: Decision) -> Self {
+        Self {
+            decision,
+            agent: None,
+            suspend: false,
+            cancel: CancellationToken::new(),
+        }
+    }
+
+    /// The same, calling tools as `agent`.
+    pub fn for_agent(mut self, agent: ScopeId) -> Self {
+        self.agent = Some(agent);
+        self
+    }
+
+    /// The same, suspending again at the next `ask`.
+    pub fn suspendable(mut self) -> Self {
+        self.suspend = true;
+        self
+    }
+
+    /// The same, cancelled by `cancel`.
+    pub fn with_cancellation(mut self, cancel: CancellationToken) -> Self {
+        self.cancel = cancel;
+        self
+    }
+}
+
+/// The `run_code` error of a suspended execution (the caller gets the continuation instead).
+pub(crate) fn suspended_message(suspension: &Suspension) -> String {
+    let calls: Vec<String> = suspension
+        .pending
+        .iter()
+        .map(|p| format!("tools.{} ({})", p.tool, p.id))
+        .collect();
+    format!("code run suspended: {} awaits a decision", calls.join(", "))
+}
+
+impl ToolRegistry {
+    /// Runs a `run_code` call (`input.name` must be `run_code`) with suspension enabled: a
+    /// sub-call whose pre-execute decision is `ask` suspends the run instead of asking the
+    /// approval service (see [the module docs](self)).
+    pub async fn run_code_suspendable(
+        &self,
+        input: ToolExecutionInput,
+        durability: &Durability,
+    ) -> RunOutcome {
+        let start = DurableStart {
+            suspend: true,
+            ..DurableStart::default()
+        };
+        self.run_durable(input, start, durability).await
+    }
+
+    /// Resumes a suspended run: opens `continuation` with the durability's key, spends its id,
+    /// and runs the program again by replay with `resume.decision` for its pending calls.
+    ///
+    /// A continuation that is not one, was altered or truncated, was sealed with another key,
+    /// or was already resumed is refused before anything runs.
+    pub async fn resume_code(
+        &self,
+        continuation: &str,
+        resume: Resume,
+        durability: &Durability,
+    ) -> Result<RunOutcome, ContinuationError> {
+        let payload = continuation::open(continuation, &durability.key)?;
+        match durability.spent.spend(&payload.id) {
+            Ok(true) => {}
+            Ok(false) => return Err(ContinuationError::Spent { id: payload.id }),
+            Err(error) => return Err(ContinuationError::Store(error.to_string())),
+        }
+        let mut input = ToolExecutionInput::new(
+            payload.run,
+            RUN_CODE_NAME,
+            json!({"code": payload.program, "description": payload.description}),
+        );
+        input.root_call_id = payload.root;
+        input.agent = resume.agent;
+        input.cancel = resume.cancel;
+        let start = DurableStart {
+            suspend: resume.suspend,
+            journal: payload.journal,
+            record: Some(payload.record),
+            decided: payload
+                .pending
+                .into_iter()
+                .map(|pending| (pending, resume.decision))
+                .collect(),
+            ..DurableStart::default()
+        };
+        Ok(self.run_durable(input, start, durability).await)
+    }
+
+    async fn run_durable(
+        &self,
+        input: ToolExecutionInput,
+        start: DurableStart,
+        durability: &Durability,
+    ) -> RunOutcome {
+        if input.name != RUN_CODE_NAME {
+            return RunOutcome::Completed(ToolExecutionResult::failure(ToolError::msg(format!(
+                "only {RUN_CODE_NAME} calls suspend; got a call of \"{}\"",
+                input.name
+            ))));
+        }
+        let text = |key: &str| input.arguments[key].as_str().unwrap_or_default().to_owned();
+        let (program, description) = (text("code"), text("description"));
+        let run = input.call_id.clone();
+        let root = input.root_call_id.clone().filter(|root| *root != run);
+        let slot = Arc::clone(&start.suspension);
+        let Some(registered) = crate::code::CodeMode::register_durable(self, &run, start) else {
+            return RunOutcome::Completed(ToolExecutionResult::failure(ToolError::msg(format!(
+                "a durable run_code call with id \"{run}\" is already running"
+            ))));
+        };
+        let result = self.execute(input).await;
+        drop(registered);
+        let suspension = slot.lock().unwrap_or_else(PoisonError::into_inner).take();
+        let Some(suspension) = suspension else {
+            return RunOutcome::Completed(result);
+        };
+        let payload = Payload {
+            v: CONTINUATION_VERSION,
+            id: continuation::fresh_id(),
+            run,
+            root,
+            program,
+            description,
+            journal: suspension.journal,
+            record: suspension.record,
+            pending: suspension.pending.clone(),
+            grants: Vec::new(),
+        };
+        match continuation::seal(&payload, &durability.key) {
+            Ok(continuation) => RunOutcome::Suspended {
+                continuation,
+                pending: suspension.pending,
+            },
+            Err(error) => {
+                RunOutcome::Completed(ToolExecutionResult::failure(ToolError::with_info(
+                    format!("code run failed: the suspended run could not be sealed: {error}"),
+                    ErrorInfo::new("CodeRunFailedError", "CODE_RUN_FAILED"),
+                )))
+            }
+        }
+    }
+}

@@ -14,8 +14,11 @@ mod store;
 use std::any::Any;
 use std::sync::Arc;
 
+use dsh_tools::ToolDefinition;
 use dsh_tools::definition::BoxFuture;
 use dsh_tools::exec::{PostToolDecision, PreToolDecision, ToolExecution, ToolExecutionResult};
+
+use crate::approval::ApprovalOutcome;
 
 pub use chain::{DispatchExecution, ExecuteNext, PostNext, PreNext};
 pub use store::HookKind;
@@ -76,6 +79,29 @@ pub(crate) type ApprovalWaitFn =
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct ApprovalWait;
 
+/// What an approval gate is asked about: a call whose pre-execute decision is `ask`.
+#[allow(
+    dead_code,
+    reason = "read by the presentation compiled in (Code Mode); unused in a build without one"
+)]
+pub(crate) struct Ask<'a> {
+    /// The call.
+    pub(crate) exec: &'a ToolExecution,
+    /// The tool it resolved to.
+    pub(crate) def: Option<&'a ToolDefinition>,
+    /// Why the policy asked.
+    pub(crate) reason: Option<&'a str>,
+}
+
+/// Answers an `ask` in place of the approval service, or passes (`None`). Code Mode answers the
+/// sub-calls of a durable run this way: a resume decision, or the run's suspension.
+pub(crate) type ApprovalGateFn =
+    Arc<dyn Fn(&Ask<'_>) -> Option<BoxFuture<'static, ApprovalOutcome>> + Send + Sync>;
+
+/// Approval gates ([`ApprovalGateFn`]); the crate's own (Code Mode's durable runs).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ApprovalGate;
+
 macro_rules! kinds {
     ($($kind:ty => $hook:ty),* $(,)?) => {$(
         impl sealed::Sealed for $kind {}
@@ -92,6 +118,7 @@ kinds! {
     PostExecute => PostExecuteFn,
     ResultObserver => ResultObserverFn,
     ApprovalWait => ApprovalWaitFn,
+    ApprovalGate => ApprovalGateFn,
 }
 
 /// Wraps an async closure as a pre-execute policy.

@@ -1,0 +1,14 @@
+//! Durable Code Mode: suspension at an `ask`, resumption by deterministic replay, the
+//! continuation's authentication and single use, divergence, and the static check.
+
+#![cfg(feature = "code-mode")]
+#![allow(missing_docs, unreachable_pub, reason = "test helpers")]
+
+#[path = "durable/continuations.rs"]
+mod continuations;
+#[path = "durable/replay.rs"]
+mod replay;
+#[path = "durable/support.rs"]
+mod support;
+#[path = "durable/suspend.rs"]
+mod suspend;
