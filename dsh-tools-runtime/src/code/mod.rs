@@ -21,6 +21,7 @@ mod host_work;
 mod prompt;
 pub mod quickjs;
 mod record;
+mod runs;
 mod runtime;
 pub mod sdk;
 pub mod strip;
@@ -28,7 +29,7 @@ mod transport;
 
 use std::any::Any;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError, RwLock};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock};
 
 use dsh_tools::ToolDefinition;
 use dsh_tools::exec::{ExecutionToken, ScopeId, ToolExecution};
@@ -54,7 +55,8 @@ use crate::registry::{
     PresentationMode, PromptError, PromptSurface, Registration, ReservedName, Scope,
     ScopeExtension, ToolRegistry, WeakRegistry,
 };
-use durable::{DurableRun, DurableStart};
+use durable::DurableStart;
+use runs::LiveRun;
 
 /// The names Code Mode holds in every mode.
 const RESERVED: &[ReservedName] = &[ReservedName {
@@ -98,14 +100,6 @@ fn install(registry: &ToolRegistry) {
         }))
         .keep();
     registry.install_extension(state);
-}
-
-/// A `run_code` execution in progress.
-struct LiveRun {
-    /// Its clock (a sub-call's approval wait pauses it).
-    clock: RunClock,
-    /// Its durable side, when it is suspendable or resumed.
-    durable: Option<Arc<DurableRun>>,
 }
 
 /// The SDK section of one scope, and what it was built from.
@@ -155,35 +149,6 @@ impl CodeMode {
             .read()
             .unwrap_or_else(PoisonError::into_inner)
             .clone()
-    }
-
-    fn runs(&self) -> MutexGuard<'_, HashMap<ExecutionToken, LiveRun>> {
-        self.runs.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    fn durable_starts(&self) -> MutexGuard<'_, HashMap<String, DurableStart>> {
-        self.durable_starts
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// Registers `start` for the `run_code` execution with call id `run` (its body takes it);
-    /// `None` when one is already registered under that id (or the registry has no Code Mode).
-    pub(crate) fn register_durable<'a>(
-        registry: &'a ToolRegistry,
-        run: &str,
-        start: DurableStart,
-    ) -> Option<RegisteredStart<'a>> {
-        let code = CodeMode::of(registry)?;
-        let mut starts = code.durable_starts();
-        if starts.contains_key(run) {
-            return None;
-        }
-        starts.insert(run.to_owned(), start);
-        Some(RegisteredStart {
-            code,
-            run: run.to_owned(),
-        })
     }
 
     /// The shared `run_code` transport (the same definition for every code-mode scope).
@@ -291,40 +256,6 @@ pub(crate) fn missing_runtime_message(mode: PresentationMode) -> String {
     )
 }
 
-/// A durable start waiting for its execution; whatever the execution did not take is removed
-/// on drop (a `run_code` call refused before its body ran).
-pub(crate) struct RegisteredStart<'a> {
-    code: &'a CodeMode,
-    run: String,
-}
-
-impl Drop for RegisteredStart<'_> {
-    fn drop(&mut self) {
-        self.code.durable_starts().remove(&self.run);
-    }
-}
-
-/// One `run_code` execution registered as in progress; unregistered on drop.
-pub(crate) struct OpenRun<'a> {
-    code: Option<&'a CodeMode>,
-    token: ExecutionToken,
-    clock: RunClock,
-}
-
-impl OpenRun<'_> {
-    pub(crate) fn clock(&self) -> &RunClock {
-        &self.clock
-    }
-}
-
-impl Drop for OpenRun<'_> {
-    fn drop(&mut self) {
-        if let Some(code) = self.code {
-            code.runs().remove(&self.token);
-        }
-    }
-}
-
 impl ToolRegistry {
     /// Mounts the code runtime Code Mode programs run in.
     pub fn set_code_runtime(&self, runtime: Arc<dyn CodeRuntime>) {
@@ -357,30 +288,6 @@ impl ToolRegistry {
             .read()
             .unwrap_or_else(PoisonError::into_inner)
             .clone()
-    }
-
-    /// Registers the `run_code` execution `token` as in progress, with a fresh run clock (a
-    /// clock nobody pauses when the registry has no Code Mode state) and its durable side.
-    pub(crate) fn open_run(
-        &self,
-        token: ExecutionToken,
-        durable: Option<Arc<DurableRun>>,
-    ) -> OpenRun<'_> {
-        let code = CodeMode::of(self);
-        let clock = RunClock::new();
-        if let Some(code) = code {
-            let run = LiveRun {
-                clock: clock.clone(),
-                durable,
-            };
-            code.runs().insert(token, run);
-        }
-        OpenRun { code, token, clock }
-    }
-
-    /// Takes the durable start registered for the `run_code` call `call_id`, if any.
-    pub(crate) fn durable_start(&self, call_id: &str) -> Option<DurableStart> {
-        CodeMode::of(self)?.durable_starts().remove(call_id)
     }
 }
 

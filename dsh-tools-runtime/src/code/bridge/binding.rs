@@ -1,0 +1,163 @@
+//! The program's `tools.*` bindings: each call is numbered, answered from the journal of a
+//! resumed run, refused (a divergence, a run that is over) or submitted to the run's lane.
+
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, PoisonError};
+
+use dsh_tools::exec::{ToolExecution, ToolExecutionInput};
+use dsh_tools::json::is_lossless;
+use serde_json::Value;
+use tokio::sync::oneshot;
+use tokio_util::sync::CancellationToken;
+
+use super::{Pending, Run};
+use crate::code::durable::{Check, JournalEntry};
+use crate::code::runtime::{BindingFn, BindingNamespace, ErrorClass};
+use crate::code::transport::RUN_CODE_NAME;
+use crate::registry::ToolRegistry;
+
+/// One binding per visible tool of the calling agent, except `run_code` (rule 4).
+pub(super) fn bindings(
+    registry: &ToolRegistry,
+    exec: &ToolExecution,
+    run: &Arc<Run>,
+    run_cancel: &CancellationToken,
+) -> BindingNamespace {
+    let functions = registry
+        .visible(exec.agent)
+        .into_iter()
+        .filter(|def| def.name() != RUN_CODE_NAME)
+        .map(|def| {
+            let name = def.name().to_owned();
+            let function = binding(name.clone(), exec, run, run_cancel);
+            (name, function)
+        })
+        .collect();
+    BindingNamespace {
+        global: "tools".into(),
+        functions,
+        error_class: Some(ErrorClass {
+            name: "ToolCallError".into(),
+            member_name_property: "toolName".into(),
+        }),
+    }
+}
+
+fn binding(
+    name: String,
+    exec: &ToolExecution,
+    run: &Arc<Run>,
+    run_cancel: &CancellationToken,
+) -> BindingFn {
+    let run = Arc::clone(run);
+    let run_cancel = run_cancel.clone();
+    let (call_id, root, agent, parent) = (
+        Arc::clone(&exec.call_id),
+        Arc::clone(&exec.root_call_id),
+        exec.agent,
+        exec.token,
+    );
+    Arc::new(move |arguments: Value| {
+        let name = name.clone();
+        // Rule 10: the run is over.
+        if run.over.is_cancelled() {
+            let message = format!(
+                "run_code run is over ({}); {name} not dispatched",
+                run.reason()
+            );
+            return Box::pin(std::future::ready(Err(message)));
+        }
+        // Rule 11: only lossless JSON is dispatched (the sandbox already refused exotic values).
+        if !is_lossless(&arguments) {
+            return Box::pin(std::future::ready(Err(
+                "tool arguments must be lossless JSON (call the tool with an arguments object, e.g. `{}`)".to_owned(),
+            )));
+        }
+        let (reply, answer) = oneshot::channel();
+        let step = {
+            let mut intake = run.submit.lock().unwrap_or_else(PoisonError::into_inner);
+            let lane_index = intake.lane_index;
+            match &intake.sender {
+                None => Step::Over,
+                Some(sender) => {
+                    let number = run.next.fetch_add(1, Ordering::SeqCst) + 1;
+                    let check = match &run.durable {
+                        Some(durable) => durable.check(number, &name, &arguments),
+                        None => Check::Live,
+                    };
+                    match check {
+                        Check::Replay(entry) => {
+                            Step::Replayed(Box::new((number, arguments, entry)))
+                        }
+                        Check::Diverged(message) => Step::Refused(message),
+                        Check::Live => {
+                            run.replies
+                                .lock()
+                                .unwrap_or_else(PoisonError::into_inner)
+                                .insert(
+                                    lane_index,
+                                    Pending {
+                                        number,
+                                        name: name.clone(),
+                                        arguments: arguments.clone(),
+                                        reply,
+                                    },
+                                );
+                            let mut input = ToolExecutionInput::new(
+                                format!("{call_id}:code:{number}"),
+                                name.clone(),
+                                arguments,
+                            );
+                            input.root_call_id = Some(root.to_string());
+                            input.agent = agent;
+                            input.parent = Some(parent);
+                            input.cancel = match &run.durable {
+                                Some(durable) => durable.live_cancel(number, &run_cancel),
+                                None => run_cancel.clone(),
+                            };
+                            // A closed lane means the run is over; the reply then says so.
+                            let _ = sender.send(input);
+                            intake.lane_index += 1;
+                            Step::Submitted
+                        }
+                    }
+                }
+            }
+        };
+        let run = Arc::clone(&run);
+        Box::pin(async move {
+            match step {
+                Step::Over => Err(format!(
+                    "run_code run is over ({}); {name} not dispatched",
+                    run.reason()
+                )),
+                Step::Refused(message) => Err(message),
+                Step::Replayed(replayed) => {
+                    let (number, arguments, entry) = *replayed;
+                    if let Some(durable) = &run.durable {
+                        durable.replay_effects(number, &arguments, &entry);
+                    }
+                    entry.settled.answer()
+                }
+                Step::Submitted => answer.await.unwrap_or_else(|_| {
+                    Err(format!(
+                        "run_code run is over ({}); {name} result discarded",
+                        run.reason()
+                    ))
+                }),
+            }
+        })
+    })
+}
+
+/// What a binding did with one call.
+enum Step {
+    /// The run is over: nothing submitted.
+    Over,
+    /// Submitted to the lane: the commit answers.
+    Submitted,
+    /// Answered from the journal (sub-call number, arguments, entry).
+    Replayed(Box<(usize, Value, JournalEntry)>),
+    /// Refused (a divergence).
+    Refused(String),
+}

@@ -1,0 +1,263 @@
+//! The `run_code` tool and its dispatch bridge (REFERENCE §8.3, §8.6).
+//!
+//! Every `tools.x(args)` call of a program becomes a sub-call through the complete pipeline,
+//! with the outer execution as parent and id `<callId>:code:<n>`. Sub-calls go through one lane
+//! per run (the batch scheduler in stream shape): starts in submission order, parallel-safe calls
+//! overlapping up to `max_parallel_sub_calls`, exclusive calls as barriers, commits in
+//! submission order.
+
+use std::collections::HashMap;
+use std::sync::atomic::AtomicUsize;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use dsh_tools::exec::{ToolExecutionInput, ToolRunContext};
+use dsh_tools::{ErrorInfo, ToolError};
+use serde_json::{Value, json};
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+
+mod binding;
+mod commit;
+
+use crate::code::dispatch_log::{DispatchLog, DispatchLogFn};
+use crate::code::durable::{DurableRun, Ending};
+use crate::code::events::{CodeDispatchEvent, emit};
+use crate::code::host_work::HostWork;
+use crate::code::runtime::CodeRunRequest;
+use crate::pipeline::{OnStart, Scheduler};
+use crate::registry::ToolRegistry;
+
+/// Why a run is over, for the messages of rules 10, 13 and 15.
+const SETTLED: &str = "run_code settled";
+const CANCELLED: &str = "run_code cancelled";
+
+type Reply = oneshot::Sender<Result<Value, String>>;
+
+/// A submitted sub-call waiting for its commit.
+struct Pending {
+    /// Its sub-call number (`<callId>:code:<number>`).
+    number: usize,
+    name: String,
+    /// The logged copy of the arguments (independent of the dispatched one).
+    arguments: Value,
+    reply: Reply,
+}
+
+/// The sub-call lane's intake: numbering and the channel send happen under one lock, so
+/// sub-call numbers follow submission order.
+struct Intake {
+    sender: Option<mpsc::UnboundedSender<ToolExecutionInput>>,
+    /// The lane's index of the next submitted call (replayed calls skip the lane).
+    lane_index: usize,
+}
+
+/// The per-run state shared by the bindings and the commit pump.
+struct Run {
+    submit: Mutex<Intake>,
+    /// Sub-calls numbered so far.
+    next: AtomicUsize,
+    /// Submitted calls by lane index.
+    replies: Mutex<HashMap<usize, Pending>>,
+    over: CancellationToken,
+    reason: Mutex<&'static str>,
+    /// The durable side of a suspendable or resumed run.
+    durable: Option<Arc<DurableRun>>,
+}
+
+impl Run {
+    fn reason(&self) -> &'static str {
+        *self.reason.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// Runs one `run_code` call: validates the description, builds the bindings, runs the program
+/// and drains every sub-call before returning (rule 6).
+pub(crate) async fn run_code(
+    registry: ToolRegistry,
+    args: Arc<Value>,
+    ctx: ToolRunContext,
+) -> Result<Value, ToolError> {
+    let description = args["description"].as_str().unwrap_or_default();
+    if description.trim().is_empty() {
+        return Err(ToolError::msg(
+            "invalid description: expected a non-empty string",
+        ));
+    }
+    let runtime = registry
+        .code_runtime()
+        .ok_or_else(|| ToolError::msg(super::missing_runtime_message(registry.config().mode)))?;
+    let program = args["code"].as_str().unwrap_or_default().to_owned();
+    let exec = ctx.execution().clone();
+
+    let run_cancel = ctx.cancellation().child_token();
+    // The program stops with the run, or earlier (a suspension, a divergence) while its
+    // sub-calls in flight finish.
+    let program_stop = run_cancel.child_token();
+    let (submit, source) = mpsc::unbounded_channel();
+    let (events, mut committed) = mpsc::unbounded_channel();
+    let over = CancellationToken::new();
+    let sink = registry.event_sink().filter(|_| exec.agent.is_some());
+    let durable = match registry.durable_start(&exec.call_id) {
+        Some(start) if !runtime.replays() => {
+            let _ = start;
+            return Err(ToolError::msg(
+                "this code runtime cannot suspend or resume runs: it does not replay (CodeRuntime::replays)",
+            ));
+        }
+        Some(start) => Some((
+            Arc::new(DurableRun::new(
+                &start,
+                &ctx,
+                sink.clone(),
+                over.clone(),
+                program_stop.clone(),
+            )),
+            start.suspension,
+        )),
+        None => None,
+    };
+    let run = Arc::new(Run {
+        submit: Mutex::new(Intake {
+            sender: Some(submit),
+            lane_index: 0,
+        }),
+        next: AtomicUsize::new(0),
+        replies: Mutex::new(HashMap::new()),
+        over,
+        reason: Mutex::new(SETTLED),
+        durable: durable.as_ref().map(|(run, _)| Arc::clone(run)),
+    });
+    if let (Some(durable), Some(sink)) = (&run.durable, &sink)
+        && !durable.decided().is_empty()
+    {
+        emit(&**sink, CodeDispatchEvent::resumed(&exec, durable));
+    }
+    let log_chain: Vec<DispatchLogFn> = match sink {
+        Some(_) => crate::pipeline::applicable::<DispatchLog, _>(&registry, &exec),
+        None => Vec::new(),
+    };
+    let on_start: Option<OnStart> = sink.clone().map(|sink| {
+        let parent = Arc::clone(&exec.call_id);
+        Arc::new(move |input: &ToolExecutionInput| {
+            emit(&*sink, CodeDispatchEvent::start(input, &parent));
+        }) as OnStart
+    });
+    // The bindings submit only lossless arguments (rule 11): the lane does not check again.
+    let scheduler = Scheduler::stream(
+        registry.clone(),
+        source,
+        true,
+        events,
+        run.over.clone(),
+        registry.config().max_parallel_sub_calls,
+        on_start,
+    );
+
+    // Rule 14's commits, in submission order, as the lane reports them.
+    let pump = {
+        let (run, ctx, sink) = (Arc::clone(&run), ctx.clone(), sink.clone());
+        async move {
+            while let Some(event) = committed.recv().await {
+                let log = sink.as_deref().map(|sink| (sink, &log_chain[..]));
+                commit::settle(&run, &ctx, log, event);
+            }
+        }
+    };
+    // The run's lane: the scheduler and its commit pump. A runtime that polls it on its own
+    // thread saves two cross-thread hand-offs per call; it leaves the unfinished rest for the
+    // host to drain once the program is over.
+    let lane = HostWork::new(async move {
+        let _ = tokio::join!(scheduler, pump);
+    });
+
+    let bindings = binding::bindings(&registry, &exec, &run, &run_cancel);
+    let clock = registry.open_run(exec.token, run.durable.clone());
+    let mut request = CodeRunRequest::new(program, vec![bindings])
+        .with_cancellation(program_stop)
+        .with_clock(clock.clock().clone());
+    if let Some(durable) = &run.durable {
+        request = request.with_record(durable.record().clone());
+    }
+    let handed_over = runtime.polls_host_work();
+    if handed_over {
+        request = request.with_host_work(lane.clone());
+    }
+    let driver = {
+        let run = Arc::clone(&run);
+        let outer = ctx.cancellation().clone();
+        async move {
+            let outcome = runtime.run(request).await;
+            if outer.is_cancelled() {
+                *run.reason.lock().unwrap_or_else(PoisonError::into_inner) = CANCELLED;
+            }
+            // Rule 6: the run is over — abandon what has not started, stop the rest. A
+            // suspended run's calls in flight finish instead, to be journaled.
+            let suspended = run.durable.as_ref().is_some_and(|d| d.end_program());
+            run.over.cancel();
+            if !suspended {
+                run_cancel.cancel();
+            }
+            run.submit
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .sender
+                .take();
+            outcome
+        }
+    };
+    let outcome = if handed_over {
+        let outcome = driver.await;
+        // Rule 6: in-flight calls are awaited before run_code returns.
+        if let Some(rest) = lane.take().await {
+            rest.await;
+        }
+        outcome
+    } else {
+        let (outcome, ()) = tokio::join!(driver, std::future::poll_fn(|cx| lane.poll(cx)));
+        outcome
+    };
+    drop(clock);
+    let result = outcome.map_err(|e| ToolError::msg(e.to_string()))?;
+    if let Some((durable, slot)) = durable {
+        match durable.ending() {
+            Ending::Completed => {}
+            Ending::Failed(message) => return Err(run_failed("divergence", &message, &[])),
+            Ending::Suspended(suspension) => {
+                if let Some(sink) = &sink {
+                    emit(&**sink, CodeDispatchEvent::suspended(&exec, &suspension));
+                }
+                let message = super::durable::suspended_message(&suspension);
+                *slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(suspension);
+                return Err(ToolError::with_info(
+                    message,
+                    ErrorInfo::new("CodeRunSuspendedError", "CODE_RUN_SUSPENDED"),
+                ));
+            }
+        }
+    }
+    if let Some(error) = result.error {
+        return Err(run_failed(
+            error.kind.as_str(),
+            &error.message,
+            &result.logs,
+        ));
+    }
+    let mut value = json!({"logs": result.logs});
+    if let Some(completion) = result.value {
+        value["result"] = completion;
+    }
+    Ok(value)
+}
+
+/// The `CODE_RUN_FAILED` error of a run that failed with `kind`.
+fn run_failed(kind: &str, message: &str, logs: &[String]) -> ToolError {
+    let mut message = format!("code run failed ({kind}): {message}");
+    if !logs.is_empty() {
+        message.push_str("\nCaptured output:\n");
+        message.push_str(&logs.join("\n"));
+    }
+    ToolError::with_info(
+        message,
+        ErrorInfo::new("CodeRunFailedError", "CODE_RUN_FAILED"),
+    )
+}

@@ -1,0 +1,112 @@
+//! The `run_code` executions in progress, by execution token: what a sub-call's approval wait
+//! (the run's clock) and approval gate (the run's durable side) find through its `parent`, and
+//! the durable starts waiting for their execution.
+
+use std::collections::HashMap;
+use std::sync::{Arc, MutexGuard, PoisonError};
+
+use dsh_tools::exec::ExecutionToken;
+
+use super::CodeMode;
+use super::clock::RunClock;
+use super::durable::{DurableRun, DurableStart};
+use crate::registry::ToolRegistry;
+
+/// A `run_code` execution in progress.
+pub(super) struct LiveRun {
+    /// Its clock (a sub-call's approval wait pauses it).
+    pub(super) clock: RunClock,
+    /// Its durable side, when it is suspendable or resumed.
+    pub(super) durable: Option<Arc<DurableRun>>,
+}
+
+impl CodeMode {
+    pub(super) fn runs(&self) -> MutexGuard<'_, HashMap<ExecutionToken, LiveRun>> {
+        self.runs.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub(super) fn durable_starts(&self) -> MutexGuard<'_, HashMap<String, DurableStart>> {
+        self.durable_starts
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Registers `start` for the `run_code` execution with call id `run` (its body takes it);
+    /// `None` when one is already registered under that id (or the registry has no Code Mode).
+    pub(crate) fn register_durable<'a>(
+        registry: &'a ToolRegistry,
+        run: &str,
+        start: DurableStart,
+    ) -> Option<RegisteredStart<'a>> {
+        let code = CodeMode::of(registry)?;
+        let mut starts = code.durable_starts();
+        if starts.contains_key(run) {
+            return None;
+        }
+        starts.insert(run.to_owned(), start);
+        Some(RegisteredStart {
+            code,
+            run: run.to_owned(),
+        })
+    }
+}
+
+/// A durable start waiting for its execution; whatever the execution did not take is removed
+/// on drop (a `run_code` call refused before its body ran).
+pub(crate) struct RegisteredStart<'a> {
+    code: &'a CodeMode,
+    run: String,
+}
+
+impl Drop for RegisteredStart<'_> {
+    fn drop(&mut self) {
+        self.code.durable_starts().remove(&self.run);
+    }
+}
+
+/// One `run_code` execution registered as in progress; unregistered on drop.
+pub(crate) struct OpenRun<'a> {
+    code: Option<&'a CodeMode>,
+    token: ExecutionToken,
+    clock: RunClock,
+}
+
+impl OpenRun<'_> {
+    pub(crate) fn clock(&self) -> &RunClock {
+        &self.clock
+    }
+}
+
+impl Drop for OpenRun<'_> {
+    fn drop(&mut self) {
+        if let Some(code) = self.code {
+            code.runs().remove(&self.token);
+        }
+    }
+}
+
+impl ToolRegistry {
+    /// Registers the `run_code` execution `token` as in progress, with a fresh run clock (a
+    /// clock nobody pauses when the registry has no Code Mode state) and its durable side.
+    pub(crate) fn open_run(
+        &self,
+        token: ExecutionToken,
+        durable: Option<Arc<DurableRun>>,
+    ) -> OpenRun<'_> {
+        let code = CodeMode::of(self);
+        let clock = RunClock::new();
+        if let Some(code) = code {
+            let run = LiveRun {
+                clock: clock.clone(),
+                durable,
+            };
+            code.runs().insert(token, run);
+        }
+        OpenRun { code, token, clock }
+    }
+
+    /// Takes the durable start registered for the `run_code` call `call_id`, if any.
+    pub(crate) fn durable_start(&self, call_id: &str) -> Option<DurableStart> {
+        CodeMode::of(self)?.durable_starts().remove(call_id)
+    }
+}
