@@ -1,7 +1,9 @@
 //! The approval seam: how a pre-execute `ask` reaches the user (REFERENCE §6.1 rule 5).
 
+use dsh_tools::ToolAnnotations;
 use dsh_tools::definition::BoxFuture;
 use dsh_tools::exec::ScopeId;
+use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
 /// What the host is asked to approve.
@@ -15,12 +17,21 @@ pub struct ApprovalRequest {
     pub call_id: String,
     /// Why the policy asked.
     pub reason: Option<String>,
+    /// The tool's behaviour hints (`destructive_hint`, `read_only_hint`, …): what the
+    /// approval may reach depends on them (see [`ApprovalScope::widest_for`]).
+    pub annotations: ToolAnnotations,
+    /// The widest scope the pipeline honours for this call: an answer reaching further is
+    /// narrowed to it.
+    pub widest_scope: ApprovalScope,
     /// The caller's cancellation (the host should stop asking when it fires).
     pub cancel: CancellationToken,
 }
 
 /// How far an approval reaches.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
 pub enum ApprovalScope {
     /// This call only.
     #[default]
@@ -31,17 +42,69 @@ pub enum ApprovalScope {
     Session,
 }
 
+impl ApprovalScope {
+    /// The widest scope an approval of a tool with these `annotations` may have, for a call
+    /// made inside a Code Mode run (`in_run`) or not:
+    ///
+    /// | hints | widest |
+    /// |---|---|
+    /// | `destructive_hint: true` | [`Once`](Self::Once): every destructive call is asked about |
+    /// | `read_only_hint: true` (not destructive) | [`Session`](Self::Session) |
+    /// | neither | [`Run`](Self::Run) inside a run, [`Once`](Self::Once) outside one |
+    ///
+    /// ```
+    /// use dsh_tools::ToolAnnotations;
+    /// use dsh_tools_runtime::approval::ApprovalScope;
+    /// let read_only = ToolAnnotations { read_only_hint: Some(true), ..Default::default() };
+    /// let destructive = ToolAnnotations { destructive_hint: Some(true), ..Default::default() };
+    /// assert_eq!(ApprovalScope::widest_for(&read_only, false), ApprovalScope::Session);
+    /// assert_eq!(ApprovalScope::widest_for(&destructive, true), ApprovalScope::Once);
+    /// assert_eq!(ApprovalScope::widest_for(&ToolAnnotations::default(), true), ApprovalScope::Run);
+    /// assert_eq!(ApprovalScope::widest_for(&ToolAnnotations::default(), false), ApprovalScope::Once);
+    /// ```
+    pub fn widest_for(annotations: &ToolAnnotations, in_run: bool) -> Self {
+        if annotations.destructive_hint == Some(true) {
+            Self::Once
+        } else if annotations.read_only_hint == Some(true) {
+            Self::Session
+        } else if in_run {
+            Self::Run
+        } else {
+            Self::Once
+        }
+    }
+}
+
 /// The host's answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ApprovalOutcome {
     /// Run this call.
     AllowedOnce,
+    /// Run this call and, without asking again, every later call of the same tool in the same
+    /// Code Mode run (narrowed to [`AllowedOnce`](Self::AllowedOnce) where the request's
+    /// `widest_scope` is `Once`).
+    AllowedForRun,
+    /// Run this call and every later call of the same tool in this registry (the session),
+    /// narrowed to the request's `widest_scope`.
+    AllowedForSession,
     /// The user said no.
     Rejected,
     /// The request was cancelled (e.g. the turn was interrupted).
     Cancelled,
     /// No channel to a user exists.
     Unavailable,
+}
+
+impl ApprovalOutcome {
+    /// How far an allowing outcome reaches (`None` for the others).
+    pub fn scope(self) -> Option<ApprovalScope> {
+        match self {
+            Self::AllowedOnce => Some(ApprovalScope::Once),
+            Self::AllowedForRun => Some(ApprovalScope::Run),
+            Self::AllowedForSession => Some(ApprovalScope::Session),
+            Self::Rejected | Self::Cancelled | Self::Unavailable => None,
+        }
+    }
 }
 
 /// The host's approval service (a terminal prompt, an IDE dialog, a policy engine).

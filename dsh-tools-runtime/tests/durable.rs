@@ -8,6 +8,8 @@
 mod continuations;
 #[path = "durable/replay.rs"]
 mod replay;
+#[path = "durable/scopes.rs"]
+mod scopes;
 #[path = "durable/support.rs"]
 mod support;
 #[path = "durable/suspend.rs"]

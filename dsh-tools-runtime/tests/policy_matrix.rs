@@ -1,4 +1,7 @@
 //! The policy matrix (REFERENCE §6.1 rules 4–8): every pre-execute outcome × every way of calling.
+//! The `Suspended` column calls the tool from a Code Mode program in a suspendable run: an `ask`
+//! suspends it (the approval service is never asked) and the run resumes with the row's answer
+//! as the decision.
 //!
 //! Each cell asserts the exact wire result, how often the tool body ran (0 on every denied cell,
 //! 1 on allowed ones) and how often the approval service was asked. Rows are [`Policy`] values,
@@ -43,6 +46,20 @@ enum Column {
     Nested,
     /// A model-direct call inside a batch of one model turn, between two parallel-safe calls.
     Batch,
+    /// A sub-call of a Code Mode program in a suspendable run.
+    #[cfg(feature = "code-mode")]
+    Suspended,
+}
+
+impl Column {
+    /// Whether an `ask` suspends the run in this column.
+    fn suspends(self) -> bool {
+        #[cfg(feature = "code-mode")]
+        if let Column::Suspended = self {
+            return true;
+        }
+        false
+    }
 }
 
 /// The outcome of one cell.
@@ -50,6 +67,83 @@ struct Cell {
     result: ToolExecutionResult,
     body_runs: usize,
     approvals: usize,
+    /// How often the run suspended (the `Suspended` column only).
+    suspensions: usize,
+}
+
+/// The `Suspended` column: the probe called from a program in a suspendable run.
+#[cfg(feature = "code-mode")]
+mod suspendable {
+    use std::sync::Arc;
+
+    use dsh_tools::exec::{ToolExecutionInput, ToolExecutionResult};
+    use dsh_tools_runtime::code::durable::{
+        ContinuationKey, Decision, Durability, MemorySpentStore, Resume, RunOutcome,
+    };
+    use dsh_tools_runtime::code::quickjs::QuickJsRuntime;
+    use dsh_tools_runtime::{Scope, ToolRegistry};
+    use serde_json::json;
+
+    use super::Policy;
+    use super::support::ResultLog;
+
+    /// The decision a resumption brings for a row that asks: the row's answer, where a person's
+    /// answer exists (a cancelled request or a missing channel are the approval service's, not a
+    /// person's: the person says no).
+    pub(super) fn decision(policy: Policy) -> Decision {
+        match policy {
+            Policy::AskAllowedOnce => Decision::APPROVE,
+            _ => Decision::Deny,
+        }
+    }
+
+    /// Runs `probe` from a program in a suspendable run as `agent`, resuming any suspension with
+    /// the row's decision; returns the probe sub-call's final result and the suspensions.
+    pub(super) async fn execute_suspendable(
+        policy: Policy,
+        registry: &ToolRegistry,
+        agent: &Scope,
+    ) -> (ToolExecutionResult, usize) {
+        registry.set_code_runtime(Arc::new(QuickJsRuntime::default()));
+        let (results, observing) = ResultLog::observe(registry);
+        let durability = Durability::new(
+            ContinuationKey::generate(),
+            Arc::new(MemorySpentStore::default()),
+        );
+        let mut input = ToolExecutionInput::new(
+            "run",
+            "run_code",
+            json!({"code": "return await tools.probe({});", "description": "Call the probe"}),
+        );
+        input.agent = Some(agent.id());
+        let mut suspensions = 0;
+        let mut outcome = registry.run_code_suspendable(input, &durability).await;
+        while let RunOutcome::Suspended {
+            continuation,
+            pending,
+        } = outcome
+        {
+            suspensions += 1;
+            assert_eq!(pending.len(), 1);
+            assert_eq!(pending[0].tool, "probe");
+            assert_eq!(pending[0].reason.as_deref(), Some("needs a human"));
+            let resume = Resume::new(decision(policy)).for_agent(agent.id());
+            outcome = registry
+                .resume_code(&continuation, resume, &durability)
+                .await
+                .expect("the continuation resumes");
+        }
+        assert!(matches!(outcome, RunOutcome::Completed(_)), "{outcome:?}");
+        observing.dispose();
+        // The probe's last final result (a suspended attempt is aborted first).
+        let (_, result) = results
+            .entries()
+            .into_iter()
+            .rev()
+            .find(|(id, _)| id == "run:code:1")
+            .expect("the probe was called");
+        (result, suspensions)
+    }
 }
 
 async fn execute_in(
@@ -58,6 +152,8 @@ async fn execute_in(
     input: ToolExecutionInput,
 ) -> ToolExecutionResult {
     match column {
+        #[cfg(feature = "code-mode")]
+        Column::Suspended => unreachable!("run by execute_suspendable"),
         Column::Direct => registry.execute(input).await,
         Column::Nested => registry.execute(nested(input)).await,
         Column::Batch => {
@@ -73,7 +169,14 @@ async fn execute_in(
 }
 
 async fn run_cell(policy: Policy, column: Column) -> Cell {
-    let registry = ToolRegistry::new();
+    let registry = match column {
+        #[cfg(feature = "code-mode")]
+        Column::Suspended => ToolRegistry::with_config(dsh_tools_runtime::RegistryConfig {
+            mode: dsh_tools_runtime::PresentationMode::Code,
+            ..Default::default()
+        }),
+        _ => ToolRegistry::new(),
+    };
     let builder = base("probe").presentation_meta(|_, _| json!({"card": "probe"}));
     let probe = counted_with(builder, |_| Ok(json!("probe ran")));
     registry.register(probe.def.clone()).unwrap().keep();
@@ -116,7 +219,10 @@ async fn run_cell(policy: Policy, column: Column) -> Cell {
         }))
         .keep();
     if matches!(policy, Policy::GuardDenial) {
-        agent.guard(|_| Some("guarded".into())).keep();
+        // The probe only (a Code Mode run's `run_code` call is the agent's too).
+        agent
+            .guard(|exec| (&*exec.name == "probe").then(|| "guarded".into()))
+            .keep();
     }
     let answer = match policy {
         Policy::AskRejected => ApprovalOutcome::Rejected,
@@ -126,11 +232,19 @@ async fn run_cell(policy: Policy, column: Column) -> Cell {
     };
     let approval = ScriptedApproval::mount(&registry, Script::Answer(answer));
 
-    let result = execute_in(column, &registry, call_as("probe", &agent)).await;
+    let (result, suspensions) = match column {
+        #[cfg(feature = "code-mode")]
+        Column::Suspended => suspendable::execute_suspendable(policy, &registry, &agent).await,
+        _ => (
+            execute_in(column, &registry, call_as("probe", &agent)).await,
+            0,
+        ),
+    };
     Cell {
         result,
         body_runs: probe.runs(),
         approvals: approval.requests().len(),
+        suspensions,
     }
 }
 
@@ -151,6 +265,12 @@ fn expected(policy: Policy, column: Column) -> Value {
     match policy {
         Policy::Allow | Policy::AskAllowedOnce => allowed(),
         Policy::Deny => failure("policy says no"),
+        // A suspended run's ask is answered by the person resuming it.
+        Policy::AskRejected | Policy::AskCancelled | Policy::AskUnavailable
+            if column.suspends() =>
+        {
+            failure("the user rejected tool \"probe\"")
+        }
         Policy::AskRejected => failure("the user rejected tool \"probe\""),
         Policy::AskCancelled => failure("approval for tool \"probe\" was cancelled"),
         Policy::AskUnavailable => {
@@ -180,10 +300,16 @@ async fn assert_cell(policy: Policy, column: Column) {
             | Policy::AskCancelled
             | Policy::AskUnavailable
     );
+    let suspended = column.suspends();
     assert_eq!(
         cell.approvals,
-        usize::from(asked),
+        usize::from(asked && !suspended),
         "approvals, {policy:?} × {column:?}"
+    );
+    assert_eq!(
+        cell.suspensions,
+        usize::from(asked && suspended),
+        "suspensions, {policy:?} × {column:?}"
     );
 }
 
@@ -269,5 +395,21 @@ async fn every_policy_in_a_batch() {
         Policy::GuardDenial,
     ] {
         assert_cell(policy, Column::Batch).await;
+    }
+}
+
+#[cfg(feature = "code-mode")]
+#[tokio::test]
+async fn every_policy_in_a_suspended_run() {
+    for policy in [
+        Policy::Allow,
+        Policy::Deny,
+        Policy::AskAllowedOnce,
+        Policy::AskRejected,
+        Policy::AskCancelled,
+        Policy::AskUnavailable,
+        Policy::GuardDenial,
+    ] {
+        assert_cell(policy, Column::Suspended).await;
     }
 }

@@ -50,7 +50,8 @@ pub use transport::{
 };
 
 use crate::ToolNotFoundError;
-use crate::hooks::{ApprovalGate, ApprovalWait, Ask};
+use crate::approval::{ApprovalOutcome, ApprovalScope};
+use crate::hooks::{ApprovalGate, ApprovalWait, Ask, RunApproval};
 use crate::registry::{
     PresentationMode, PromptError, PromptSurface, Registration, ReservedName, Scope,
     ScopeExtension, ToolRegistry, WeakRegistry,
@@ -69,8 +70,9 @@ inventory::submit! {
 }
 
 /// Gives a new registry Code Mode: its scope extension, its approval-wait hook (a sub-call
-/// waiting for a person pauses its run's clock) and its approval gate (a durable run's sub-call
-/// is answered by the resumption's decision, or suspends the run).
+/// waiting for a person pauses its run's clock), its approval gate (a tool approved for the
+/// run is not asked about again; a durable run's sub-call is answered by the resumption's
+/// decision, or suspends the run) and its run-approval listener (remembers those tools).
 fn install(registry: &ToolRegistry) {
     let state = Arc::new(CodeMode::new(registry.downgrade()));
     let runs = Arc::clone(&state.runs);
@@ -90,13 +92,39 @@ fn install(registry: &ToolRegistry) {
     registry
         .add_hook::<ApprovalGate>(Arc::new(move |ask: &Ask<'_>| {
             let parent = ask.exec.parent?;
-            let durable = runs
+            let (grants, durable) = {
+                let runs = runs.lock().unwrap_or_else(PoisonError::into_inner);
+                let run = runs.get(&parent)?;
+                (Arc::clone(&run.grants), run.durable.clone())
+            };
+            let granted = ask.widest >= ApprovalScope::Run
+                && grants
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .contains(&*ask.exec.name);
+            if granted {
+                return Some(Box::pin(std::future::ready(ApprovalOutcome::AllowedOnce)));
+            }
+            durable?.gate(ask)
+        }))
+        .keep();
+    let runs = Arc::clone(&state.runs);
+    registry
+        .add_hook::<RunApproval>(Arc::new(move |exec: &ToolExecution| {
+            let Some(parent) = exec.parent else {
+                return;
+            };
+            let grants = runs
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
-                .get(&parent)?
-                .durable
-                .clone()?;
-            durable.gate(ask)
+                .get(&parent)
+                .map(|run| Arc::clone(&run.grants));
+            if let Some(grants) = grants {
+                grants
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .insert(exec.name.to_string());
+            }
         }))
         .keep();
     registry.install_extension(state);

@@ -2,8 +2,8 @@
 //! (the run's clock) and approval gate (the run's durable side) find through its `parent`, and
 //! the durable starts waiting for their execution.
 
-use std::collections::HashMap;
-use std::sync::{Arc, MutexGuard, PoisonError};
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use dsh_tools::exec::ExecutionToken;
 
@@ -18,7 +18,12 @@ pub(super) struct LiveRun {
     pub(super) clock: RunClock,
     /// Its durable side, when it is suspendable or resumed.
     pub(super) durable: Option<Arc<DurableRun>>,
+    /// The tools approved for the rest of the run.
+    pub(super) grants: RunGrants,
 }
+
+/// The tools approved for the rest of one run (a durable run's continuation carries them).
+pub(crate) type RunGrants = Arc<Mutex<BTreeSet<String>>>;
 
 impl CodeMode {
     pub(super) fn runs(&self) -> MutexGuard<'_, HashMap<ExecutionToken, LiveRun>> {
@@ -87,11 +92,13 @@ impl Drop for OpenRun<'_> {
 
 impl ToolRegistry {
     /// Registers the `run_code` execution `token` as in progress, with a fresh run clock (a
-    /// clock nobody pauses when the registry has no Code Mode state) and its durable side.
+    /// clock nobody pauses when the registry has no Code Mode state), its durable side and its
+    /// approvals.
     pub(crate) fn open_run(
         &self,
         token: ExecutionToken,
         durable: Option<Arc<DurableRun>>,
+        grants: RunGrants,
     ) -> OpenRun<'_> {
         let code = CodeMode::of(self);
         let clock = RunClock::new();
@@ -99,6 +106,7 @@ impl ToolRegistry {
             let run = LiveRun {
                 clock: clock.clone(),
                 durable,
+                grants,
             };
             code.runs().insert(token, run);
         }

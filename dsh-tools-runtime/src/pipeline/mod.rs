@@ -143,6 +143,10 @@ impl Pipeline {
         self.policy.set_approval(service);
     }
 
+    pub(crate) fn clear_session_approvals(&self) {
+        self.policy.clear_session_approvals();
+    }
+
     pub(crate) fn provide_state(&self, edit: impl FnOnce(&mut StateMap)) {
         self.dispatch.provide_state(edit);
     }

@@ -1,22 +1,26 @@
 //! Stages 2–9: hidden tools, pre-aborted calls, pre-execute policies, approval, guards.
 
+use std::collections::HashSet;
 use std::sync::{Arc, PoisonError, RwLock};
 
-use dsh_tools::ToolError;
 use dsh_tools::exec::{PreToolDecision, ToolExecution, ToolExecutionResult};
+use dsh_tools::{ToolDefinition, ToolError};
 use futures_util::FutureExt;
 
 use super::hooks::{
-    ApprovalGate, ApprovalWait, Ask, Guard, PreExecute, PreExecuteFn, PreNext, applicable,
+    ApprovalGate, ApprovalWait, Ask, Guard, PreExecute, PreExecuteFn, PreNext, RunApproval,
+    applicable,
 };
 use super::outcome::{aborted_before_dispatch, denied, from_panic};
 use super::{Call, Host, Prepared};
-use crate::approval::{ApprovalOutcome, ApprovalRequest, ApprovalService};
+use crate::approval::{ApprovalOutcome, ApprovalRequest, ApprovalScope, ApprovalService};
 
-/// The policy stage: decides whether a call reaches dispatch. Holds the approval service.
+/// The policy stage: decides whether a call reaches dispatch. Holds the approval service and
+/// the tools approved for the session.
 #[derive(Default)]
 pub(super) struct Policy {
     approval: RwLock<Option<Arc<dyn ApprovalService>>>,
+    session: RwLock<HashSet<String>>,
 }
 
 impl Policy {
@@ -25,6 +29,47 @@ impl Policy {
             .approval
             .write()
             .unwrap_or_else(PoisonError::into_inner) = Some(service);
+    }
+
+    /// Forgets every approval given for the session.
+    pub(super) fn clear_session_approvals(&self) {
+        self.session
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clear();
+    }
+
+    fn approved_for_session(&self, name: &str) -> bool {
+        self.session
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .contains(name)
+    }
+
+    /// Remembers what `outcome` approves beyond this call, narrowed to `widest`.
+    fn remember<H: Host>(
+        &self,
+        host: &H,
+        call: &Call,
+        exec: &ToolExecution,
+        outcome: ApprovalOutcome,
+        widest: ApprovalScope,
+    ) {
+        match outcome.scope().map(|scope| scope.min(widest)) {
+            Some(ApprovalScope::Session) => {
+                self.session
+                    .write()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .insert(exec.name.to_string());
+            }
+            Some(ApprovalScope::Run) => {
+                for listener in applicable(call.hooks.get::<RunApproval>(), exec, |a| host.chain(a))
+                {
+                    listener(exec);
+                }
+            }
+            Some(ApprovalScope::Once) | None => {}
+        }
     }
 
     /// Stages 2–9.
@@ -100,11 +145,19 @@ impl Policy {
         reason: Option<String>,
     ) -> Asked {
         let name = &exec.name;
-        // A gate answers first (a durable Code Mode run's decision or suspension).
+        let def = call.resolved.as_ref().map(|(def, _)| def);
+        let annotations = def.map(ToolDefinition::annotations).unwrap_or_default();
+        let widest = ApprovalScope::widest_for(&annotations, exec.parent.is_some());
+        if widest == ApprovalScope::Session && self.approved_for_session(name) {
+            return Asked::Allowed;
+        }
+        // A gate answers first (a Code Mode run's approvals, a durable run's decision or
+        // suspension).
         let ask = Ask {
             exec,
-            def: call.resolved.as_ref().map(|(def, _)| def),
+            def,
             reason: reason.as_deref(),
+            widest,
         };
         let gated = applicable(call.hooks.get::<ApprovalGate>(), exec, |a| host.chain(a))
             .iter()
@@ -112,6 +165,7 @@ impl Policy {
         if let Some(answer) = gated {
             let outcome = answer.await;
             tracing::info!(tool = %name, call_id = %exec.call_id, ?outcome, "approval answered by a gate");
+            self.remember(host, call, exec, outcome, widest);
             return Asked::from_outcome(name, outcome);
         }
         let service = self
@@ -134,6 +188,8 @@ impl Policy {
             tool_name: name.to_string(),
             call_id: exec.call_id.to_string(),
             reason,
+            annotations,
+            widest_scope: widest,
             cancel: call.caller_cancel.clone(),
         };
         // Whoever waits on this call (a Code Mode program's clock) is told the wait started;
@@ -145,6 +201,7 @@ impl Policy {
         let outcome = service.request(request).await;
         drop(waiting);
         tracing::info!(tool = %name, call_id = %exec.call_id, ?outcome, "approval answered");
+        self.remember(host, call, exec, outcome, widest);
         Asked::from_outcome(name, outcome)
     }
 }
@@ -153,7 +210,9 @@ impl Asked {
     /// What the pipeline does with an approval outcome for tool `name`.
     fn from_outcome(name: &str, outcome: ApprovalOutcome) -> Self {
         match outcome {
-            ApprovalOutcome::AllowedOnce => Asked::Allowed,
+            ApprovalOutcome::AllowedOnce
+            | ApprovalOutcome::AllowedForRun
+            | ApprovalOutcome::AllowedForSession => Asked::Allowed,
             ApprovalOutcome::Rejected => {
                 Asked::Denied(format!("the user rejected tool \"{name}\""))
             }

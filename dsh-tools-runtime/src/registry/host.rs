@@ -140,6 +140,13 @@ impl ToolRegistry {
         self.inner.pipeline.set_approval(service);
     }
 
+    /// Forgets the tools approved for the session
+    /// ([`ApprovalOutcome::AllowedForSession`](crate::approval::ApprovalOutcome::AllowedForSession)):
+    /// their next `ask` reaches the approval service again.
+    pub fn clear_session_approvals(&self) {
+        self.inner.pipeline.clear_session_approvals();
+    }
+
     /// Makes host state available to `State<T>` tool parameters.
     pub fn provide_state<T: Send + Sync + 'static>(&self, value: Arc<T>) {
         self.inner

@@ -58,8 +58,13 @@ pub struct Host {
     pub events: Arc<Events>,
 }
 
-/// A tool recording each body run; `delay` before answering.
-fn counted(name: &str, runs: &Runs, parallel: bool, answer: fn(&Value) -> Value) -> ToolDefinition {
+/// A tool recording each body run (it sleeps `sleep_ms` first when the arguments say so).
+pub fn counted(
+    name: &str,
+    runs: &Runs,
+    parallel: bool,
+    answer: fn(&Value) -> Value,
+) -> ToolDefinition {
     let (runs, tool) = (Arc::clone(runs), name.to_owned());
     ToolDefinition::builder(name)
         .description("A counted tool.")

@@ -23,6 +23,7 @@ use crate::code::dispatch_log::{DispatchLog, DispatchLogFn};
 use crate::code::durable::{DurableRun, Ending};
 use crate::code::events::{CodeDispatchEvent, emit};
 use crate::code::host_work::HostWork;
+use crate::code::runs::RunGrants;
 use crate::code::runtime::CodeRunRequest;
 use crate::pipeline::{OnStart, Scheduler};
 use crate::registry::ToolRegistry;
@@ -97,6 +98,7 @@ pub(crate) async fn run_code(
     let (events, mut committed) = mpsc::unbounded_channel();
     let over = CancellationToken::new();
     let sink = registry.event_sink().filter(|_| exec.agent.is_some());
+    let grants: RunGrants = Arc::default();
     let durable = match registry.durable_start(&exec.call_id) {
         Some(start) if !runtime.replays() => {
             let _ = start;
@@ -104,16 +106,21 @@ pub(crate) async fn run_code(
                 "this code runtime cannot suspend or resume runs: it does not replay (CodeRuntime::replays)",
             ));
         }
-        Some(start) => Some((
-            Arc::new(DurableRun::new(
+        Some(start) => {
+            grants
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .extend(start.grants.iter().cloned());
+            let run = DurableRun::new(
                 &start,
                 &ctx,
                 sink.clone(),
                 over.clone(),
                 program_stop.clone(),
-            )),
-            start.suspension,
-        )),
+                Arc::clone(&grants),
+            );
+            Some((Arc::new(run), start.suspension))
+        }
         None => None,
     };
     let run = Arc::new(Run {
@@ -171,7 +178,7 @@ pub(crate) async fn run_code(
     });
 
     let bindings = binding::bindings(&registry, &exec, &run, &run_cancel);
-    let clock = registry.open_run(exec.token, run.durable.clone());
+    let clock = registry.open_run(exec.token, run.durable.clone(), grants);
     let mut request = CodeRunRequest::new(program, vec![bindings])
         .with_cancellation(program_stop)
         .with_clock(clock.clock().clone());

@@ -83,12 +83,18 @@ pub struct PendingCall {
     pub reason: Option<String>,
     /// The card to show the person deciding: the tool's `present_call`, or the generic one.
     pub card: ToolCallView,
+    /// The widest scope an approval may have (what the tool's annotations allow, see
+    /// [`ApprovalScope::widest_for`]); a wider decision is narrowed to it.
+    pub widest_scope: ApprovalScope,
 }
 
 /// The decision about a suspended run's pending calls.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Decision {
-    /// Run them (the scope says how far the approval reaches).
+    /// Run them; the scope says how far the approval reaches: [`ApprovalScope::Run`] approves
+    /// later calls of the same tool in this run too (the continuations carry it),
+    /// [`ApprovalScope::Session`] those of the resuming registry — each narrowed to the call's
+    /// [`widest_scope`](PendingCall::widest_scope).
     Approve(ApprovalScope),
     /// Refuse them: the program sees a `ToolCallError` (`the user rejected tool "<name>"`).
     Deny,
@@ -106,7 +112,9 @@ impl Decision {
     /// The approval outcome the pipeline sees.
     pub(crate) fn outcome(self) -> ApprovalOutcome {
         match self {
-            Self::Approve(_) => ApprovalOutcome::AllowedOnce,
+            Self::Approve(ApprovalScope::Once) => ApprovalOutcome::AllowedOnce,
+            Self::Approve(ApprovalScope::Run) => ApprovalOutcome::AllowedForRun,
+            Self::Approve(ApprovalScope::Session) => ApprovalOutcome::AllowedForSession,
             Self::Deny => ApprovalOutcome::Rejected,
         }
     }
@@ -253,6 +261,7 @@ impl ToolRegistry {
                 .into_iter()
                 .map(|pending| (pending, resume.decision))
                 .collect(),
+            grants: payload.grants,
             ..DurableStart::default()
         };
         Ok(self.run_durable(input, start, durability).await)
@@ -296,7 +305,7 @@ impl ToolRegistry {
             journal: suspension.journal,
             record: suspension.record,
             pending: suspension.pending.clone(),
-            grants: Vec::new(),
+            grants: suspension.grants,
         };
         match continuation::seal(&payload, &durability.key) {
             Ok(continuation) => RunOutcome::Suspended {

@@ -17,6 +17,7 @@ use super::{Decision, PendingCall};
 use crate::approval::ApprovalOutcome;
 use crate::code::events::{CodeDispatchEvent, CodeEventSink, emit};
 use crate::code::record::{RecordedRun, RunRecord};
+use crate::code::runs::RunGrants;
 use crate::hooks::Ask;
 
 /// How a durable `run_code` execution starts: fresh, or resuming a continuation.
@@ -30,6 +31,8 @@ pub(crate) struct DurableStart {
     pub(crate) record: Option<RecordedRun>,
     /// The calls the continuation left pending, with the decision made about each.
     pub(crate) decided: Vec<(PendingCall, Decision)>,
+    /// The tools approved for the rest of the run so far.
+    pub(crate) grants: Vec<String>,
     /// Where the bridge leaves the suspension, if the run suspends.
     pub(crate) suspension: Arc<Mutex<Option<Suspension>>>,
 }
@@ -40,6 +43,7 @@ pub(crate) struct Suspension {
     pub(crate) journal: Vec<JournalEntry>,
     pub(crate) record: RecordedRun,
     pub(crate) pending: Vec<PendingCall>,
+    pub(crate) grants: Vec<String>,
 }
 
 /// What the binding does with sub-call `n`.
@@ -75,6 +79,8 @@ pub(crate) struct DurableRun {
     stop: CancellationToken,
     ctx: ToolRunContext,
     sink: Option<Arc<dyn CodeEventSink>>,
+    /// The run's approvals (shared with its entry among the runs in progress).
+    grants: RunGrants,
     state: Mutex<State>,
 }
 
@@ -98,6 +104,7 @@ impl DurableRun {
         sink: Option<Arc<dyn CodeEventSink>>,
         over: CancellationToken,
         stop: CancellationToken,
+        grants: RunGrants,
     ) -> Self {
         let record = match &start.record {
             Some(recorded) => RunRecord::replaying(recorded.clone()),
@@ -118,6 +125,7 @@ impl DurableRun {
             stop,
             ctx: ctx.clone(),
             sink,
+            grants,
             state: Mutex::new(state),
         }
     }
@@ -290,6 +298,7 @@ impl DurableRun {
             arguments: arguments.clone(),
             reason: ask.reason.map(str::to_owned),
             card,
+            widest_scope: ask.widest,
         };
         state.suspended.push((number, pending));
         let cancel = state.cancels.get(&number).cloned();
@@ -356,6 +365,13 @@ impl DurableRun {
             journal,
             record: self.record.snapshot(),
             pending: state.suspended.iter().map(|(_, p)| p.clone()).collect(),
+            grants: self
+                .grants
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .iter()
+                .cloned()
+                .collect(),
         })
     }
 }

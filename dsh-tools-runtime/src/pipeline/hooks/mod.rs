@@ -18,7 +18,7 @@ use dsh_tools::ToolDefinition;
 use dsh_tools::definition::BoxFuture;
 use dsh_tools::exec::{PostToolDecision, PreToolDecision, ToolExecution, ToolExecutionResult};
 
-use crate::approval::ApprovalOutcome;
+use crate::approval::{ApprovalOutcome, ApprovalScope};
 
 pub use chain::{DispatchExecution, ExecuteNext, PostNext, PreNext};
 pub use store::HookKind;
@@ -91,6 +91,8 @@ pub(crate) struct Ask<'a> {
     pub(crate) def: Option<&'a ToolDefinition>,
     /// Why the policy asked.
     pub(crate) reason: Option<&'a str>,
+    /// The widest scope an approval of this call may have.
+    pub(crate) widest: ApprovalScope,
 }
 
 /// Answers an `ask` in place of the approval service, or passes (`None`). Code Mode answers the
@@ -101,6 +103,14 @@ pub(crate) type ApprovalGateFn =
 /// Approval gates ([`ApprovalGateFn`]); the crate's own (Code Mode's durable runs).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct ApprovalGate;
+
+/// Told that a call was approved for the rest of its Code Mode run (the scope already narrowed
+/// to what the tool allows); the run remembers it.
+pub(crate) type RunApprovalFn = Arc<dyn Fn(&ToolExecution) + Send + Sync>;
+
+/// Run-approval listeners ([`RunApprovalFn`]); the crate's own (Code Mode's runs).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RunApproval;
 
 macro_rules! kinds {
     ($($kind:ty => $hook:ty),* $(,)?) => {$(
@@ -119,6 +129,7 @@ kinds! {
     ResultObserver => ResultObserverFn,
     ApprovalWait => ApprovalWaitFn,
     ApprovalGate => ApprovalGateFn,
+    RunApproval => RunApprovalFn,
 }
 
 /// Wraps an async closure as a pre-execute policy.
