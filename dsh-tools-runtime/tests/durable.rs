@@ -6,6 +6,8 @@
 
 #[path = "durable/continuations.rs"]
 mod continuations;
+#[path = "durable/precheck.rs"]
+mod precheck;
 #[path = "durable/replay.rs"]
 mod replay;
 #[path = "durable/scopes.rs"]

@@ -18,6 +18,7 @@ mod dispatch_log;
 pub mod durable;
 mod events;
 mod host_work;
+mod precheck;
 mod prompt;
 pub mod quickjs;
 mod record;

@@ -4,6 +4,7 @@
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, PoisonError};
 
+use dsh_tools::ToolDefinition;
 use dsh_tools::exec::{ToolExecution, ToolExecutionInput};
 use dsh_tools::json::is_lossless;
 use serde_json::Value;
@@ -16,17 +17,25 @@ use crate::code::runtime::{BindingFn, BindingNamespace, ErrorClass};
 use crate::code::transport::RUN_CODE_NAME;
 use crate::registry::ToolRegistry;
 
-/// One binding per visible tool of the calling agent, except `run_code` (rule 4).
+/// The tools a run's program may call: every visible tool of the calling agent, except
+/// `run_code` (rule 4).
+pub(super) fn callable(registry: &ToolRegistry, exec: &ToolExecution) -> Vec<ToolDefinition> {
+    registry
+        .visible(exec.agent)
+        .into_iter()
+        .filter(|def| def.name() != RUN_CODE_NAME)
+        .collect()
+}
+
+/// One binding per callable tool.
 pub(super) fn bindings(
-    registry: &ToolRegistry,
+    tools: &[ToolDefinition],
     exec: &ToolExecution,
     run: &Arc<Run>,
     run_cancel: &CancellationToken,
 ) -> BindingNamespace {
-    let functions = registry
-        .visible(exec.agent)
-        .into_iter()
-        .filter(|def| def.name() != RUN_CODE_NAME)
+    let functions = tools
+        .iter()
         .map(|def| {
             let name = def.name().to_owned();
             let function = binding(name.clone(), exec, run, run_cancel);

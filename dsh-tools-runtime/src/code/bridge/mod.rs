@@ -89,6 +89,22 @@ pub(crate) async fn run_code(
         .ok_or_else(|| ToolError::msg(super::missing_runtime_message(registry.config().mode)))?;
     let program = args["code"].as_str().unwrap_or_default().to_owned();
     let exec = ctx.execution().clone();
+    // What is certainly wrong fails the run before any tool runs or any sandbox starts.
+    let tools = binding::callable(&registry, &exec);
+    let findings = crate::code::precheck::check(&program, &tools);
+    if !findings.is_empty() {
+        let mut message = format!(
+            "the program was not run: {} found before it started:",
+            match findings.len() {
+                1 => "1 problem".to_owned(),
+                n => format!("{n} problems"),
+            }
+        );
+        for finding in &findings {
+            message.push_str(&format!("\n{finding}"));
+        }
+        return Err(run_failed("static-check", &message, &[]));
+    }
 
     let run_cancel = ctx.cancellation().child_token();
     // The program stops with the run, or earlier (a suspension, a divergence) while its
@@ -177,7 +193,7 @@ pub(crate) async fn run_code(
         let _ = tokio::join!(scheduler, pump);
     });
 
-    let bindings = binding::bindings(&registry, &exec, &run, &run_cancel);
+    let bindings = binding::bindings(&tools, &exec, &run, &run_cancel);
     let clock = registry.open_run(exec.token, run.durable.clone(), grants);
     let mut request = CodeRunRequest::new(program, vec![bindings])
         .with_cancellation(program_stop)

@@ -108,6 +108,11 @@ impl StripError {
     }
 }
 
+/// Whether `program` is within `limits` (size and nesting): what swc may safely see.
+pub(crate) fn within_limits(program: &str, limits: &SourceLimits) -> bool {
+    program.len() <= limits.max_source_bytes && scan::check_depth(program, limits.max_depth).is_ok()
+}
+
 /// Strips the types from a Code Mode program and wraps it (see the module docs).
 ///
 /// Returns a script whose completion value is the `async function __dsh_main__` whose body is
