@@ -9,6 +9,53 @@
 //! truncated, foreign-key or already resumed one before anything runs) and resumes the run
 //! with the [`Decision`].
 //!
+//! ```
+//! use std::sync::Arc;
+//! use dsh_tools::ToolDefinition;
+//! use dsh_tools::exec::{PreToolDecision, ToolExecutionInput};
+//! use dsh_tools_runtime::code::durable::{
+//!     ContinuationKey, Decision, Durability, MemorySpentStore, Resume, RunOutcome,
+//! };
+//! use dsh_tools_runtime::code::quickjs::QuickJsRuntime;
+//! use dsh_tools_runtime::hooks::pre_execute_fn;
+//! use dsh_tools_runtime::{PresentationMode, RegistryConfig, ToolRegistry};
+//! use serde_json::json;
+//!
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+//! let registry = ToolRegistry::with_config(RegistryConfig {
+//!     mode: PresentationMode::Code,
+//!     ..RegistryConfig::default()
+//! });
+//! registry.set_code_runtime(Arc::new(QuickJsRuntime::default()));
+//! registry.register(ToolDefinition::builder("deploy").description("Deploy the site.")
+//!     .execute(|_, _| async { Ok(json!("deployed")) }).build().unwrap()).unwrap().keep();
+//! registry.on_pre_execute(pre_execute_fn(|exec, next| async move {
+//!     if &*exec.name == "deploy" {
+//!         PreToolDecision::Ask { reason: Some("deploys need a person".into()) }
+//!     } else {
+//!         next.run().await
+//!     }
+//! })).keep();
+//! // The host's key and spent-id store (a FileSpentStore across processes).
+//! let durability = Durability::new(ContinuationKey::generate(), Arc::new(MemorySpentStore::default()));
+//!
+//! let program = "const stamp = Date.now();\nreturn [await tools.deploy({}), stamp > 0];";
+//! let call = ToolExecutionInput::new("run-1", "run_code", json!({"code": program, "description": "Deploy"}));
+//! let RunOutcome::Suspended { continuation, pending } =
+//!     registry.run_code_suspendable(call, &durability).await
+//! else { unreachable!("deploy asks") };
+//! assert_eq!((pending[0].id.as_str(), pending[0].tool.as_str()), ("run-1:code:1", "deploy"));
+//!
+//! // Later, perhaps in another process with the same key and store:
+//! let resumed = registry.resume_code(&continuation, Resume::new(Decision::APPROVE), &durability).await;
+//! let Ok(RunOutcome::Completed(result)) = resumed else { unreachable!() };
+//! assert_eq!(result.value(), Some(&json!({"logs": [], "result": ["deployed", true]})));
+//! // A continuation resumes once.
+//! let again = registry.resume_code(&continuation, Resume::new(Decision::APPROVE), &durability).await;
+//! assert_eq!(again.unwrap_err().code(), "CONTINUATION_SPENT");
+//! # });
+//! ```
+//!
 //! # Replay
 //!
 //! QuickJS cannot snapshot its heap, so resuming is **deterministic replay**: the program runs
@@ -199,6 +246,12 @@ impl Resume {
         self.cancel = cancel;
         self
     }
+}
+
+/// The durable runs (suspendable or resumed `run_code` executions) alive in this process right
+/// now: 0 whenever none is in progress (a leak check).
+pub fn live_durable_runs() -> usize {
+    run::LIVE.load(std::sync::atomic::Ordering::SeqCst)
 }
 
 /// The `run_code` error of a suspended execution (the caller gets the continuation instead).

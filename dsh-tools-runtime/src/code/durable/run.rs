@@ -3,6 +3,7 @@
 //! sub-call's `ask` starts.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use dsh_tools::ContextMessage;
@@ -66,6 +67,9 @@ pub(crate) enum Ending {
     Completed,
 }
 
+/// Durable runs alive right now (see [`super::live_durable_runs`]).
+pub(crate) static LIVE: AtomicUsize = AtomicUsize::new(0);
+
 /// The durable state of one `run_code` execution.
 pub(crate) struct DurableRun {
     run_id: Arc<str>,
@@ -97,6 +101,12 @@ struct State {
     cancels: HashMap<usize, CancellationToken>,
 }
 
+impl Drop for DurableRun {
+    fn drop(&mut self) {
+        LIVE.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
 impl DurableRun {
     pub(crate) fn new(
         start: &DurableStart,
@@ -115,6 +125,7 @@ impl DurableRun {
             journal: replay.clone(),
             ..State::default()
         };
+        LIVE.fetch_add(1, Ordering::SeqCst);
         Self {
             run_id: Arc::clone(&ctx.execution().call_id),
             suspend: start.suspend,

@@ -1,0 +1,185 @@
+//! Durable Code Mode: what resuming a suspended run costs as its journal grows, and how large
+//! its continuation is.
+//!
+//! - `durable/resume/<n>`: `ToolRegistry::resume_code` of a run that made `n` awaited tool
+//!   calls before the one it suspended on — open and verify the continuation, replay the `n`
+//!   calls from the journal (no pipeline), run the approved call through the pipeline, finish;
+//! - `durable/live/<n>`: the same program run live through `execute` (its `n` calls through the
+//!   full pipeline, the asking call approved by the approval service) — the comparison;
+//! - printed: the continuation's size for each `n` and the bytes each journaled call adds.
+//!
+//! The spent-id store of the bench spends nothing, so one continuation is resumed again and
+//! again.
+
+#![allow(missing_docs, reason = "criterion_group! generates undocumented items")]
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use criterion::{BenchmarkId, Criterion, criterion_group};
+use dsh_tools::ToolDefinition;
+use dsh_tools::definition::BoxFuture;
+use dsh_tools::exec::{PreToolDecision, ToolExecutionInput};
+use dsh_tools_runtime::approval::{ApprovalOutcome, ApprovalRequest, ApprovalService};
+use dsh_tools_runtime::code::durable::{
+    ContinuationKey, Decision, Durability, Resume, RunOutcome, SpentStore,
+};
+use dsh_tools_runtime::code::quickjs::{QuickJsConfig, QuickJsRuntime};
+use dsh_tools_runtime::hooks::pre_execute_fn;
+use dsh_tools_runtime::{PresentationMode, RegistryConfig, ToolRegistry};
+use serde_json::json;
+
+const LENGTHS: [usize; 3] = [10, 100, 1_000];
+
+/// Spends nothing: the bench resumes one continuation many times.
+struct NeverSpent;
+
+impl SpentStore for NeverSpent {
+    fn spend(&self, _id: &str) -> std::io::Result<bool> {
+        Ok(true)
+    }
+}
+
+/// Approves every request (the live comparison).
+struct Yes;
+
+impl ApprovalService for Yes {
+    fn request(&self, _request: ApprovalRequest) -> BoxFuture<'static, ApprovalOutcome> {
+        Box::pin(std::future::ready(ApprovalOutcome::AllowedOnce))
+    }
+}
+
+fn registry() -> ToolRegistry {
+    let registry = ToolRegistry::with_config(RegistryConfig {
+        mode: PresentationMode::Code,
+        ..RegistryConfig::default()
+    });
+    let config = QuickJsConfig {
+        max_tool_calls: 2_000,
+        ..QuickJsConfig::default()
+    };
+    registry.set_code_runtime(Arc::new(QuickJsRuntime::new(config).expect("valid config")));
+    let read = ToolDefinition::builder("read")
+        .description("Read one line.")
+        .parameters_json(
+            json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}),
+        )
+        .execute(|args, _| async move { Ok(json!(format!("line {}: fn main() {{}}", args["n"]))) })
+        .build()
+        .expect("valid tool");
+    let write = ToolDefinition::builder("write")
+        .description("Write a file.")
+        .parameters_json(json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}))
+        .execute(|_, _| async { Ok(json!("written")) })
+        .build()
+        .expect("valid tool");
+    registry.register(read).expect("registers").keep();
+    registry.register(write).expect("registers").keep();
+    registry
+        .on_pre_execute(pre_execute_fn(|exec, next| async move {
+            if &*exec.name == "write" {
+                PreToolDecision::Ask { reason: None }
+            } else {
+                next.run().await
+            }
+        }))
+        .keep();
+    registry.set_approval(Arc::new(Yes));
+    registry
+}
+
+fn input(n: usize, agent: dsh_tools::exec::ScopeId) -> ToolExecutionInput {
+    let program = format!(
+        "for (let i = 0; i < {n}; i++) {{ await tools.read({{ n: i }}); }}\n\
+         await tools.write({{ path: 'notes.txt' }});\n\
+         return 'done';"
+    );
+    let mut input = ToolExecutionInput::new(
+        "bench-run",
+        "run_code",
+        json!({"code": program, "description": "Read then write"}),
+    );
+    input.agent = Some(agent);
+    input
+}
+
+fn benches(c: &mut Criterion) {
+    let tokio = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a Tokio runtime");
+    let registry = registry();
+    let agent = registry.scope();
+    let durability = Durability::new(ContinuationKey::generate(), Arc::new(NeverSpent));
+
+    let mut continuations = Vec::new();
+    for n in LENGTHS {
+        let outcome =
+            tokio.block_on(registry.run_code_suspendable(input(n, agent.id()), &durability));
+        let RunOutcome::Suspended { continuation, .. } = outcome else {
+            panic!("the write suspends the run");
+        };
+        continuations.push((n, continuation));
+    }
+    for (n, continuation) in &continuations {
+        println!(
+            "durable/continuation/{n}: {} bytes ({:.1} bytes per journaled call)",
+            continuation.len(),
+            continuation.len() as f64 / *n as f64
+        );
+    }
+    let (small, large) = (&continuations[0], &continuations[2]);
+    println!(
+        "durable/continuation: {:.1} bytes per additional journaled call ({} -> {} calls)",
+        (large.1.len() - small.1.len()) as f64 / (large.0 - small.0) as f64,
+        small.0,
+        large.0
+    );
+
+    let mut group = c.benchmark_group("durable/resume");
+    for (n, continuation) in &continuations {
+        let check = tokio.block_on(registry.resume_code(
+            continuation,
+            Resume::new(Decision::APPROVE).for_agent(agent.id()),
+            &durability,
+        ));
+        let Ok(RunOutcome::Completed(result)) = check else {
+            panic!("the resumed run completes");
+        };
+        assert_eq!(result.value(), Some(&json!({"logs": [], "result": "done"})));
+        group.bench_with_input(
+            BenchmarkId::from_parameter(n),
+            continuation,
+            |b, continuation| {
+                b.iter(|| {
+                    let resume = Resume::new(Decision::APPROVE).for_agent(agent.id());
+                    tokio
+                        .block_on(registry.resume_code(continuation, resume, &durability))
+                        .expect("resumes")
+                })
+            },
+        );
+    }
+    group.finish();
+
+    let mut group = c.benchmark_group("durable/live");
+    for n in LENGTHS {
+        let result = tokio.block_on(registry.execute(input(n, agent.id())));
+        assert_eq!(result.value(), Some(&json!({"logs": [], "result": "done"})));
+        group.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, n| {
+            b.iter(|| tokio.block_on(registry.execute(input(*n, agent.id()))))
+        });
+    }
+    group.finish();
+}
+
+criterion_group! {
+    name = durable_benches;
+    config = Criterion::default().measurement_time(Duration::from_secs(5)).sample_size(20);
+    targets = benches
+}
+
+fn main() {
+    durable_benches();
+    Criterion::default().configure_from_args().final_summary();
+}
