@@ -12,6 +12,10 @@
 //! - `run_code/one_awaited_call`: the marginal cost of one awaited `tools.x()` call through the
 //!   registry (bridge, scheduler, full pipeline), from programs making n calls and none.
 //!
+//! - `run_code/static_check_refusal`: the same program with one misspelled tool name — the
+//!   registry pipeline and the static check (one swc parse and walk), which refuses it before any
+//!   sandbox starts: an upper bound of what the check adds to every run.
+//!
 //! Both sides are checked to produce the same completion before anything is timed, and the
 //! median ratio is printed at the end.
 
@@ -164,6 +168,21 @@ fn benches(c: &mut Criterion) {
         ours,
         json!({"logs": ["1 hits"], "result": {"first": {"path": "a.rs", "line": 3}, "size": 12}})
     );
+
+    // The static check alone (it refuses the program before the sandbox).
+    let refused = format!("{PROGRAM}\nawait tools.raed({{ path: 'x' }});");
+    c.bench_function("run_code/static_check_refusal", |b| {
+        b.iter(|| {
+            let input = ToolExecutionInput::new(
+                "bench",
+                "run_code",
+                json!({"code": refused, "description": "A benchmark program"}),
+            );
+            let result = tokio.block_on(registry.execute(input));
+            assert!(result.is_error());
+            result
+        })
+    });
 
     // One awaited call through the registry: a program making `n` sequential calls minus one
     // making none, over `n` (each call runs the whole pipeline via the bridge).
