@@ -2,6 +2,8 @@
 
 use std::path::Path;
 
+pub mod node;
+
 /// Prints a figure line and records it under `<target tmpdir>/figures/<name>.txt`, so the test
 /// command can show every category's figures at the end of a CI log.
 ///
