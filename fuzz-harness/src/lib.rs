@@ -22,6 +22,12 @@ use dsh_tools_runtime::code::{
 };
 use serde_json::{Value, json};
 
+mod mcp;
+mod refs;
+
+pub use mcp::mcp_messages;
+pub use refs::ref_schema;
+
 /// A fuzz target's body: one input, panics on a finding.
 pub type Target = fn(&[u8]);
 
@@ -31,6 +37,8 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("json_schema_to_ts", schema_to_ts),
     ("strip", strip),
     ("run_code", run_code),
+    ("ref_schema", ref_schema),
+    ("mcp_messages", mcp_messages),
 ];
 
 /// Runs `f` on a thread with the sandbox threads' stack size: swc and the SDK lowering get the
