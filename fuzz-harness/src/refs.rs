@@ -34,7 +34,9 @@ fn schemas(input: Value) -> Vec<Value> {
     ]
 }
 
-/// The `$ref` target. Input: a JSON value (see [`schemas`]).
+/// The `$ref` target. Input: a JSON value: an object is a `$defs` map (its first key is
+/// referenced from a property, from `items`, from the root and through `definitions`), anything
+/// else a schema of its own.
 ///
 /// Properties: every dialect renders or refuses without panicking and Gemini's rendering keeps
 /// no `$ref`; the TypeScript of each schema parses; assertion and compilation agree.
