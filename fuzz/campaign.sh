@@ -2,6 +2,7 @@
 # One fuzzing campaign run per target, one target at a time, at the lowest CPU priority.
 #
 # Usage (from the repository root): fuzz/campaign.sh SECONDS TARGET...
+# (FUZZ_SKIP_BUILD=1 runs the binaries already built.)
 #
 # Builds the targets (`cargo +nightly fuzz build`, libFuzzer with AddressSanitizer), then runs
 # each for SECONDS on a scratch corpus under fuzz/scratch/<target> (seeded from the committed
@@ -14,7 +15,9 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 seconds="$1"
 shift
-cargo +nightly fuzz build --fuzz-dir fuzz || exit 1
+if [ -z "${FUZZ_SKIP_BUILD:-}" ]; then
+    cargo +nightly fuzz build --fuzz-dir fuzz || exit 1
+fi
 mkdir -p fuzz/logs
 for target in "$@"; do
     case "$target" in
@@ -25,11 +28,12 @@ for target in "$@"; do
     mkdir -p "fuzz/scratch/$target" "fuzz/artifacts/$target"
     cp -n "fuzz/corpus/$target"/* "fuzz/scratch/$target/"
     log="fuzz/logs/$target-$(date -u +%Y%m%dT%H%M%S).log"
-    echo "==> $target for ${seconds}s, log $log"
+    echo "==> $target for ${seconds}s from $(date -u +%H:%M:%S), log $log"
     nice -n 19 "fuzz/target/x86_64-unknown-linux-gnu/release/$target" \
         "fuzz/scratch/$target" \
         -dict="$dict" -max_total_time="$seconds" -print_final_stats=1 \
         -artifact_prefix="fuzz/artifacts/$target/" -rss_limit_mb=4096 -timeout=30 \
         >"$log" 2>&1
-    echo "    exit $?: $(grep -E '^#[0-9]+' "$log" | tail -1)"
+    status=$?
+    echo "    exit $status at $(date -u +%H:%M:%S): $(grep -E '^#[0-9]+' "$log" | tail -1)"
 done

@@ -41,6 +41,22 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("mcp_messages", mcp_messages),
 ];
 
+/// For the libFuzzer targets that strip programs: libFuzzer's panic hook aborts on every panic,
+/// caught or not, but a panic inside swc's parser is caught by the strip and reported as the
+/// program's syntax error (FUZZING.md, "Crashes found"). This hook lets exactly those unwind to
+/// the strip's `catch_unwind` and hands every other panic to the previous hook (which aborts).
+pub fn tolerate_caught_swc_parser_panics() {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let in_swc_parser = info
+            .location()
+            .is_some_and(|at| at.file().contains("swc_ecma_parser"));
+        if !in_swc_parser {
+            previous(info);
+        }
+    }));
+}
+
 /// Runs `f` on a thread with the sandbox threads' stack size: swc and the SDK lowering get the
 /// stack they get in production, whatever thread the fuzzer or the test runner calls from.
 fn on_sandbox_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {

@@ -46,6 +46,20 @@ pub fn mcp_messages(data: &[u8]) {
     }
 }
 
+/// Runs one scenario on a fresh runtime; the count [`serve`] or [`import`] returns.
+#[cfg(test)]
+fn scenario(data: &[u8]) -> usize {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a Tokio runtime");
+    match data.split_first() {
+        Some((selector, payload)) if selector % 2 == 0 => runtime.block_on(serve(payload)),
+        Some((_, payload)) => runtime.block_on(import(payload)),
+        None => 0,
+    }
+}
+
 /// The served registry: a typed tool (the arguments are validated) and an echo of raw arguments.
 fn served_registry() -> &'static ToolRegistry {
     static REGISTRY: OnceLock<ToolRegistry> = OnceLock::new();
@@ -80,8 +94,8 @@ fn served_registry() -> &'static ToolRegistry {
     })
 }
 
-/// A client speaking the input's bytes to our server.
-async fn serve(payload: &[u8]) {
+/// A client speaking the input's bytes to our server. Returns the lines the server answered.
+async fn serve(payload: &[u8]) -> usize {
     let (client, server) = tokio::io::duplex(1 << 16);
     let (server_reader, server_writer) = tokio::io::split(server);
     let served = async {
@@ -123,10 +137,11 @@ async fn serve(payload: &[u8]) {
         .await
         .expect("the server ended after the client closed");
     assert!(answers >= 1, "the handshake got no answer");
+    answers
 }
 
-/// Our import against a hostile server scripted by the payload.
-async fn import(payload: &[u8]) {
+/// Our import against a hostile server scripted by the payload. Returns the calls made.
+async fn import(payload: &[u8]) -> usize {
     let (list_text, call_text) = match payload.iter().position(|&b| b == 0) {
         Some(at) => (&payload[..at], &payload[at + 1..]),
         None => (payload, &b"{\"content\":[]}"[..]),
@@ -135,7 +150,7 @@ async fn import(payload: &[u8]) {
         std::str::from_utf8(list_text),
         std::str::from_utf8(call_text),
     ) else {
-        return;
+        return 0;
     };
     // Single-line answers: a newline inside would split the message (that is the transport's
     // framing, not the handling under test).
@@ -148,9 +163,11 @@ async fn import(payload: &[u8]) {
         let (reader, writer) = tokio::io::split(client);
         let import = McpImport::new(&registry).call_timeout(Duration::from_millis(500));
         let Ok(connection) = import.connect_io("hostile", reader, writer).await else {
-            return;
+            return 0;
         };
+        let mut calls = 0;
         for tool in connection.tools().into_iter().take(MAX_CALLS) {
+            calls += 1;
             let input = ToolExecutionInput::new("c1", tool.public_name.clone(), json!({}));
             let result = registry.execute(input).await;
             if let Some(error) = result.error() {
@@ -162,14 +179,16 @@ async fn import(payload: &[u8]) {
             }
         }
         connection.close().await;
+        calls
     };
     let all = async { tokio::join!(hostile, importer) };
-    tokio::time::timeout(END_WITHIN, all)
+    let (_, calls) = tokio::time::timeout(END_WITHIN, all)
         .await
         .expect("the import ended after the server closed");
     if let Ok(result) = serde_json::from_str::<Value>(&call_text) {
         let _ = interpret_call_result("tool", &result);
     }
+    calls
 }
 
 /// Answers the client's requests until it goes quiet, then closes the pipe.
@@ -221,4 +240,32 @@ where
         }
     }
     let _ = writer.shutdown().await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::scenario;
+
+    /// The scenarios reach what they are meant to fuzz: a well-formed call is answered, and a
+    /// well-formed listing is imported and its tools called.
+    #[test]
+    fn the_scenarios_reach_the_calls() {
+        let call = br#"0{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}"#;
+        assert_eq!(scenario(call), 2, "the handshake and the call are answered");
+        let listing = concat!(
+            r#"1{"tools":[{"name":"a","inputSchema":{"type":"object"}},{"name":"b","inputSchema":{"type":"object"}}]}"#,
+            "\0",
+            r#"{"content":[{"type":"text","text":"hi"}]}"#
+        );
+        assert_eq!(
+            scenario(listing.as_bytes()),
+            2,
+            "both imported tools are called"
+        );
+        assert_eq!(
+            scenario(b"1{\"tools\":[{\"name\":"),
+            0,
+            "a broken listing imports nothing"
+        );
+    }
 }
