@@ -27,7 +27,7 @@ impl Mode {
     fn vocabulary(self) -> Vocabulary {
         match self {
             Mode::Parameters => Vocabulary::Parameters,
-            Mode::Output => Vocabulary::Reference,
+            Mode::Output => Vocabulary::Output,
         }
     }
 }
