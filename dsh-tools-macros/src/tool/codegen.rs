@@ -35,8 +35,8 @@ pub(crate) fn args_struct(
         let doc = description
             .map(str::to_owned)
             .unwrap_or_else(|| format!("The `{wire}` argument."));
-        let rename = (syn::ext::IdentExt::unraw(field) != *wire)
-            .then(|| quote!(#[serde(rename = #wire)]));
+        let rename =
+            (syn::ext::IdentExt::unraw(field) != *wire).then(|| quote!(#[serde(rename = #wire)]));
         quote!(#[doc = #doc] #rename pub #field: #ty,)
     });
     let idents: Vec<&Ident> = params.iter().map(|(p, _, _)| &p.ident).collect();

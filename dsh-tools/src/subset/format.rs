@@ -329,6 +329,7 @@ fn is_uri(s: &str) -> bool {
         }
         None => authority,
     };
+    let literal = host_port.starts_with('[');
     let (host, port) = if let Some(v6) = host_port.strip_prefix('[') {
         let Some((literal, after)) = v6.split_once(']') else {
             return false;
@@ -351,9 +352,10 @@ fn is_uri(s: &str) -> bool {
     };
     let port_ok =
         port.is_none_or(|p| p.is_empty() || digits(p.as_bytes()).is_some_and(|n| n <= 65535));
-    let host_ok = host
-        .bytes()
-        .all(|c| c.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=%".contains(&c))
+    let host_ok = (literal
+        || host
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=%".contains(&c)))
         && !(needs_host && host.is_empty());
     port_ok && host_ok && encoded_ok(path, b"/")
 }
