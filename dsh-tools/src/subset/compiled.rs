@@ -3,12 +3,13 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use serde_json::{Number, Value};
+use serde_json::{Map, Number, Value};
 
 use super::format::Format;
 use super::pattern::Pattern;
 use super::refs::resolve_ref;
 use super::scalar::short_eq;
+use super::walk::TYPELESS;
 use super::{Vocabulary, assert_supported_in};
 use crate::error::JsonSchemaError;
 use crate::json::js_stringify;
@@ -328,8 +329,29 @@ impl<'a> Compiler<'a> {
             let branches = one_of.as_array().map(Vec::as_slice).unwrap_or_default();
             return Node::OneOf(branches.iter().map(|b| self.reserve(b)).collect());
         }
+        let declared = schema.get("type").and_then(Value::as_str);
+        if !schema.contains_key("type") && TYPELESS.iter().any(|k| schema.contains_key(*k)) {
+            // Assertions without `type` apply to the values of their own type: one branch per
+            // JSON type (disjoint, so exactly one can match).
+            let mut branches = Vec::with_capacity(6);
+            for ty in ["string", "number", "array", "object", "boolean", "null"] {
+                let id = self.nodes.len();
+                self.nodes.push(Node::Any);
+                let node = self.compile_typed(schema, Some(ty));
+                if let Some(slot) = self.nodes.get_mut(id) {
+                    *slot = node;
+                }
+                branches.push(id);
+            }
+            return Node::OneOf(branches.into());
+        }
+        self.compile_typed(schema, declared)
+    }
+
+    /// A node of type `ty` (the schema's own `type`, or one branch of a type-less node).
+    fn compile_typed(&mut self, schema: &'a Map<String, Value>, ty: Option<&str>) -> Node {
         let number = |key: &str| schema.get(key).and_then(Value::as_number).map(Bound::new);
-        let ty = match schema.get("type").and_then(Value::as_str) {
+        let ty = match ty {
             Some("object") => {
                 let mut props: Vec<Prop> = match schema.get("properties") {
                     Some(Value::Object(properties)) => properties

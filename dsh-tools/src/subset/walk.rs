@@ -86,6 +86,24 @@ impl Sink for Verdict {
     }
 }
 
+/// The assertions a node of [`Vocabulary::Parameters`] may state without `type`: each applies
+/// to the values of its own type, as in JSON Schema.
+pub(super) const TYPELESS: &[&str] = &[
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "format",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "prefixItems",
+];
+
 /// Pending nodes kept inline before the stack spills to the heap.
 const INLINE: usize = 24;
 
@@ -288,12 +306,24 @@ impl<'a, P: Clone> Walker<'a, P> {
                 return true;
             }
             (None, None) => {
+                let typeless = vocab == Vocabulary::Parameters;
                 for key in vocab.typed_keywords() {
-                    if k.get(vocab, key).is_some() {
+                    let allowed = typeless
+                        && (TYPELESS.contains(key)
+                            || (*key == "items"
+                                && k.get(vocab, "items") == Some(&Value::Bool(false))
+                                && k.get(vocab, "prefixItems").is_some()));
+                    if k.get(vocab, key).is_some() && !allowed {
                         report!(sink, clean, &path, |p| format!(
                             "{p}.{key} requires type or oneOf"
                         ));
                     }
+                }
+                if typeless {
+                    // Each assertion applies to the values of its own type (JSON Schema).
+                    return self.number_keywords(&k, &path, sink, clean)
+                        && self.string_keywords(&k, &path, sink, clean)
+                        && self.array(&k, path, sink, clean);
                 }
                 return true;
             }
@@ -516,56 +546,83 @@ impl<'a, P: Clone> Walker<'a, P> {
             return true;
         }
         if ty == "number" || ty == "integer" {
-            for key in ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"] {
-                if k.get(vocab, key)
-                    .is_some_and(|v| !v.as_number().is_some_and(is_lossless_number))
-                {
-                    report!(sink, clean, path, |p| format!(
-                        "{p}.{key} must be a finite number"
-                    ));
-                }
-            }
-            let positive = |v: &Value| {
-                v.as_number()
-                    .is_some_and(|n| is_lossless_number(n) && crate::json::number_to_f64(n) > 0.0)
-            };
-            if k.get(vocab, "multipleOf").is_some_and(|v| !positive(v)) {
-                report!(sink, clean, path, |p| format!(
-                    "{p}.multipleOf must be a number greater than 0"
-                ));
-            }
-        } else if ty == "string" {
-            for key in ["minLength", "maxLength"] {
-                if k.get(vocab, key).is_some_and(|v| !is_count(v)) {
-                    report!(sink, clean, path, |p| format!(
-                        "{p}.{key} must be a non-negative integer"
-                    ));
-                }
-            }
-            match k.get(vocab, "pattern") {
-                None => {}
-                Some(Value::String(source)) => {
-                    if S::IS_VERDICT {
-                        if !is_supported_pattern(source) {
-                            report!(sink, clean, path, |_| String::new());
-                        }
-                    } else if let Err(reason) = Pattern::compile(source) {
-                        report!(sink, clean, path, |p| format!("{p}.pattern {reason}"));
-                    }
-                }
-                Some(_) => {
-                    report!(sink, clean, path, |p| format!(
-                        "{p}.pattern must be a string"
-                    ));
-                }
-            }
-            if let Some(format) = k.get(vocab, "format")
-                && !format.as_str().is_some_and(|f| FORMATS.contains(&f))
+            return self.number_keywords(k, path, sink, clean);
+        }
+        if ty == "string" {
+            return self.string_keywords(k, path, sink, clean);
+        }
+        true
+    }
+
+    /// `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`, `multipleOf`.
+    fn number_keywords<S: Sink<Path = P>>(
+        &mut self,
+        k: &Keys<'a>,
+        path: &P,
+        sink: &mut S,
+        clean: &mut bool,
+    ) -> bool {
+        let vocab = self.vocab;
+        for key in ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"] {
+            if k.get(vocab, key)
+                .is_some_and(|v| !v.as_number().is_some_and(is_lossless_number))
             {
                 report!(sink, clean, path, |p| format!(
-                    "{p}.format must be one of {FORMAT_NAMES} (got {format})"
+                    "{p}.{key} must be a finite number"
                 ));
             }
+        }
+        let positive = |v: &Value| {
+            v.as_number()
+                .is_some_and(|n| is_lossless_number(n) && crate::json::number_to_f64(n) > 0.0)
+        };
+        if k.get(vocab, "multipleOf").is_some_and(|v| !positive(v)) {
+            report!(sink, clean, path, |p| format!(
+                "{p}.multipleOf must be a number greater than 0"
+            ));
+        }
+        true
+    }
+
+    /// `minLength`, `maxLength`, `pattern`, `format`.
+    fn string_keywords<S: Sink<Path = P>>(
+        &mut self,
+        k: &Keys<'a>,
+        path: &P,
+        sink: &mut S,
+        clean: &mut bool,
+    ) -> bool {
+        let vocab = self.vocab;
+        for key in ["minLength", "maxLength"] {
+            if k.get(vocab, key).is_some_and(|v| !is_count(v)) {
+                report!(sink, clean, path, |p| format!(
+                    "{p}.{key} must be a non-negative integer"
+                ));
+            }
+        }
+        match k.get(vocab, "pattern") {
+            None => {}
+            Some(Value::String(source)) => {
+                if S::IS_VERDICT {
+                    if !is_supported_pattern(source) {
+                        report!(sink, clean, path, |_| String::new());
+                    }
+                } else if let Err(reason) = Pattern::compile(source) {
+                    report!(sink, clean, path, |p| format!("{p}.pattern {reason}"));
+                }
+            }
+            Some(_) => {
+                report!(sink, clean, path, |p| format!(
+                    "{p}.pattern must be a string"
+                ));
+            }
+        }
+        if let Some(format) = k.get(vocab, "format")
+            && !format.as_str().is_some_and(|f| FORMATS.contains(&f))
+        {
+            report!(sink, clean, path, |p| format!(
+                "{p}.format must be one of {FORMAT_NAMES} (got {format})"
+            ));
         }
         true
     }
