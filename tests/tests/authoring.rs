@@ -232,3 +232,39 @@ fn ecmascript_regex_semantics_reach_the_tool() {
     args["repo"] = json!("ржавчина/rust");
     assert!(def.validate_args(&args).is_err());
 }
+
+/// The tool's schemas are a fixture of the runtime's `tsc --strict` corpus
+/// (`dsh-tools-runtime/tests/fixtures/sdk/schemas/authoring_search_issues.json`), with a
+/// valid and invalid arguments; this keeps the fixture equal to what the macro emits
+/// (`UPDATE_GOLDEN=1` rewrites it).
+#[test]
+fn the_sdk_fixture_is_current() {
+    let def = search_issues::definition().expect("builds");
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../dsh-tools-runtime/tests/fixtures/sdk/schemas/authoring_search_issues.json");
+    let mut wrong_tuple = good();
+    wrong_tuple["numbers"] = json!([1, "2"]);
+    let mut wrong_filter = good();
+    wrong_filter["filter"] = json!({"op": "and", "left": {"op": "label", "name": 1}, "right": {"op": "label", "name": "x"}});
+    let fixture = json!({
+        "name": "search_issues",
+        "description": def.description(),
+        "parameters": def.parameters(),
+        "output": def.output_schema(),
+        "valid": [good(), {"repo": "a/b", "per_page": 1, "labels": [], "pages": 1}],
+        "invalid": [wrong_tuple, wrong_filter, {"repo": "a/b", "per_page": 1, "labels": [1], "pages": 1}],
+        "valid_output": [[{"number": 1, "id": "67e55044-10b1-426f-9247-bb680e5fe0c8"}]]
+    });
+    let text = format!(
+        "{}\n",
+        serde_json::to_string_pretty(&fixture).expect("json")
+    );
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(&path, &text).expect("fixture written");
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert_eq!(
+        committed, text,
+        "rerun with UPDATE_GOLDEN=1 and review the diff"
+    );
+}

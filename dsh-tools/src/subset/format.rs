@@ -3,8 +3,10 @@
 //!
 //! Where an RFC and a Rust crate's parser disagree, the validator takes the narrower reading so
 //! that a valid string always deserialises (`docs/CONTRACTS.md`, "Schema vocabulary"):
-//! `uuid` is the hyphenated form only; `uri` also requires a port of at most 65535 and a host
-//! for the schemes that need one (`http`, `https`, `ws`, `wss`, `ftp`), as the `url` crate does;
+//! `uuid` is the hyphenated form only; `uri` also requires a port of at most 65535, a host for
+//! the schemes that need one (`http`, `https`, `ws`, `wss`, `ftp`), a host of letters, digits
+//! and `-._~` (no percent escapes or sub-delimiters) and no port or credentials in `file:`
+//! URLs, as the `url` crate does;
 //! `ipv4` and `ipv6` are exactly what `std::net` parses (no leading zeros, no zone ids).
 
 use std::net::{Ipv4Addr, Ipv6Addr};
@@ -320,7 +322,10 @@ fn is_uri(s: &str) -> bool {
         Some(slash) => after.split_at(slash),
         None => (after, ""),
     };
+    let file = scheme.eq_ignore_ascii_case("file");
     let host_port = match authority.rsplit_once('@') {
+        // The `url` crate refuses credentials (and ports) in `file:` URLs.
+        Some(_) if file => return false,
         Some((userinfo, host_port)) => {
             if !encoded_ok(userinfo, b"") {
                 return false;
@@ -350,12 +355,30 @@ fn is_uri(s: &str) -> bool {
             None => (host_port, None),
         }
     };
-    let port_ok =
-        port.is_none_or(|p| p.is_empty() || digits(p.as_bytes()).is_some_and(|n| n <= 65535));
+    // A special scheme's host whose last label is numeric is an IPv4 address to the `url`
+    // crate: require the dotted-quad form.
+    let special = needs_host || file;
+    let last = host
+        .trim_end_matches('.')
+        .rsplit('.')
+        .next()
+        .unwrap_or_default();
+    let numeric = last.bytes().all(|c| c.is_ascii_digit())
+        || last.get(..2).is_some_and(|p| p.eq_ignore_ascii_case("0x"));
+    if special && !literal && !host.is_empty() && numeric && host.parse::<Ipv4Addr>().is_err() {
+        return false;
+    }
+    // An empty host cannot carry a port or credentials (the `url` crate: "empty host").
+    if host.is_empty() && (port.is_some() || host_port.len() != authority.len()) {
+        return false;
+    }
+    let port_ok = port.is_none_or(|p| {
+        !file && (p.is_empty() || digits(p.as_bytes()).is_some_and(|n| n <= 65535))
+    });
     let host_ok = (literal
         || host
             .bytes()
-            .all(|c| c.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=%".contains(&c)))
+            .all(|c| c.is_ascii_alphanumeric() || b"-._~".contains(&c)))
         && !(needs_host && host.is_empty());
     port_ok && host_ok && encoded_ok(path, b"/")
 }
