@@ -4,6 +4,7 @@
 //! tool for the rest of the session (the process: a whole REPL session). Ctrl-C at the prompt
 //! cancels the running program or call, as Ctrl-C does while it runs ([`crate::interrupt`]).
 //! With no terminal there is no channel to a user; `--yes` approves everything.
+//! (`docs/CONTRACTS.md`, "The command line".)
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex, PoisonError};

@@ -6,9 +6,10 @@
 //! is JSON text; `-` is standard input; anything else is a file path (write `./{name}` for a file
 //! whose name starts with one of those characters). A scalar document (`5`, `true`) comes from a
 //! file or standard input. Errors in inline JSON name the line and column of the argument text.
+//! (`docs/CONTRACTS.md`, "The command line".)
 
 use std::fmt;
-use std::io::Read as _;
+use std::io::{IsTerminal as _, Read as _};
 use std::path::PathBuf;
 
 use serde_json::Value;
@@ -65,6 +66,10 @@ impl Input {
     fn read_bytes(&self) -> Result<Vec<u8>, CliError> {
         match self {
             Self::Stdin => {
+                if std::io::stdin().is_terminal() {
+                    // Otherwise a person who left the argument out sees nothing happen.
+                    eprintln!("dsh-tools: reading standard input; end it with Ctrl-D");
+                }
                 let mut bytes = Vec::new();
                 std::io::stdin()
                     .lock()

@@ -7,6 +7,7 @@
 //!
 //! The terminal exists only when standard input and standard error are both terminals; with
 //! piped input there is no one to ask (approvals are refused, the REPL reads lines as they come).
+//! (`docs/CONTRACTS.md`, "The command line".)
 
 use std::io::IsTerminal as _;
 use std::path::PathBuf;
