@@ -113,11 +113,22 @@ impl Policy {
                 "tool \"{name}\" requires approval, but the call has no agent to route it through"
             ));
         };
+        // The request shows the call's card: the tool's own presentation of its arguments, or
+        // the generic one.
+        let arguments = exec.arguments.clone();
+        let args = arguments.as_deref().unwrap_or(&serde_json::Value::Null);
+        let view = call
+            .resolved
+            .as_ref()
+            .and_then(|(def, _)| def.present_call(args))
+            .unwrap_or_else(|| dsh_tools::present::fallback_call_view(name, args));
         let request = ApprovalRequest {
             agent,
             tool_name: name.to_string(),
             call_id: exec.call_id.to_string(),
             reason,
+            arguments,
+            view,
             cancel: call.caller_cancel.clone(),
         };
         // Whoever waits on this call (a Code Mode program's clock) is told the wait started;
