@@ -114,7 +114,8 @@ fn schema_validate_reference_cases() {
             None,
         )
     };
-    // REFERENCE §3: a missing property is named by its child path (`value.a`).
+    // `docs/CONTRACTS.md`, "Validating a value", rule 3: a missing property is named by its child
+    // path (`value.a`).
     assert_output(
         &validate("empty.json"),
         1,

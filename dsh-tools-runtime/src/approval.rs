@@ -1,4 +1,5 @@
-//! The approval seam: how a pre-execute `ask` reaches the user (REFERENCE §6.1 rule 5).
+//! The approval seam: how a pre-execute `ask` reaches the user (`docs/CONTRACTS.md`, "Stages",
+//! stage 5).
 
 use std::sync::Arc;
 

@@ -1,4 +1,5 @@
-//! The policy matrix (REFERENCE §6.1 rules 4–8): every pre-execute outcome × every way of calling.
+//! The policy matrix (`docs/CONTRACTS.md`, "Stages", stages 4–8): every pre-execute outcome × every
+//! way of calling.
 //!
 //! Each cell asserts the exact wire result, how often the tool body ran (0 on every denied cell,
 //! 1 on allowed ones) and how often the approval service was asked. Rows are [`Policy`] values,

@@ -1,5 +1,5 @@
 //! `ToolSchema` for std types and the `SchemaSpec` → JSON Schema compiler (key order of
-//! REFERENCE §4.2, bounds only in parameter schemas).
+//! `docs/CONTRACTS.md`, "Tools and results"; bounds only in parameter schemas).
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};

@@ -1,4 +1,4 @@
-//! Every rule of REFERENCE §2 (schema subset), §3 (value validation) and §4.3/§4.4 (arguments),
+//! Every rule of `docs/CONTRACTS.md`, "Checking a schema", "Validating a value" and "Arguments",
 //! plus the bound keywords of the `Parameters` vocabulary, with exact texts and order.
 
 use dsh_tools::args::validate_args;
@@ -48,7 +48,7 @@ fn args(schema: &Value, value: &Value) -> Vec<String> {
     check(schema, value, "")
 }
 
-// ---------------------------------------------------------------- §2: the schema subset
+// ------------------------------------------------------------ "Checking a schema"
 
 #[test]
 fn rule1_non_records_are_not_schemas() {
@@ -491,7 +491,7 @@ fn parameters_vocabulary_bound_values() {
     );
 }
 
-// ---------------------------------------------------------------- §3: value validation
+// ----------------------------------------------------------- "Validating a value"
 
 #[test]
 fn rule1_annotation_only_accepts_lossless_values() {
@@ -905,7 +905,7 @@ fn validate_value_is_total_on_unsupported_schemas() {
     );
 }
 
-// ---------------------------------------------------------------- §4.3 / §4.4
+// -------------------------------------------------------------------- "Arguments"
 
 #[test]
 fn validate_args_reports_every_violation() {

@@ -1,4 +1,5 @@
-//! The `run_code` tool and its dispatch bridge (REFERENCE §8.3, §8.6).
+//! The `run_code` tool and its dispatch bridge (`docs/CONTRACTS.md`, "The run_code tool" and
+//! "Sub-calls"; the rule numbers below are those of "Sub-calls").
 //!
 //! Every `tools.x(args)` call of a program becomes a sub-call through the complete pipeline,
 //! with the outer execution as parent and id `<callId>:code:<n>`. Sub-calls go through one lane
@@ -25,7 +26,7 @@ use super::transport::RUN_CODE_NAME;
 use crate::pipeline::{LaneEvent, OnStart, Scheduler};
 use crate::registry::ToolRegistry;
 
-/// Why a run is over, for the messages of rules 10, 13 and 15.
+/// Why a run is over, for the messages of rules 9 and 14.
 const SETTLED: &str = "run_code settled";
 const CANCELLED: &str = "run_code cancelled";
 
@@ -96,7 +97,7 @@ pub(crate) async fn run_code(
             emit(&*sink, CodeDispatchEvent::start(input, &parent));
         }) as OnStart
     });
-    // The bindings submit only lossless arguments (rule 11): the lane does not check again.
+    // The bindings submit only lossless arguments (rule 10): the lane does not check again.
     let scheduler = Scheduler::stream(
         registry.clone(),
         source,
@@ -107,7 +108,7 @@ pub(crate) async fn run_code(
         on_start,
     );
 
-    // Rule 14's commits, in submission order, as the lane reports them.
+    // Rule 13's commits, in submission order, as the lane reports them.
     let pump = {
         let (run, ctx) = (Arc::clone(&run), ctx.clone());
         async move {
@@ -225,7 +226,7 @@ fn binding(
     );
     Arc::new(move |arguments: Value| {
         let name = name.clone();
-        // Rule 10: the run is over.
+        // Rule 9: the run is over.
         if run.over.is_cancelled() {
             let message = format!(
                 "run_code run is over ({}); {name} not dispatched",
@@ -233,7 +234,7 @@ fn binding(
             );
             return Box::pin(std::future::ready(Err(message)));
         }
-        // Rule 11: only lossless JSON is dispatched (the sandbox already refused exotic values).
+        // Rule 10: only lossless JSON is dispatched (the sandbox already refused exotic values).
         if !is_lossless(&arguments) {
             return Box::pin(std::future::ready(Err(
                 "tool arguments must be lossless JSON (call the tool with an arguments object, e.g. `{}`)".to_owned(),
@@ -289,7 +290,7 @@ fn binding(
 /// Where settled sub-calls are logged: the event sink and the dispatch-log listeners.
 type EventLog<'a> = (&'a dyn CodeEventSink, &'a [DispatchLogFn]);
 
-/// Rule 14: a committed sub-call's effects on the outer call, then its binding settles.
+/// Rule 13: a committed sub-call's effects on the outer call, then its binding settles.
 fn settle(run: &Run, ctx: &ToolRunContext, log: Option<EventLog<'_>>, event: LaneEvent) {
     let (index, result) = match event {
         LaneEvent::Abandoned(index) => {

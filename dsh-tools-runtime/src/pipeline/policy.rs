@@ -1,4 +1,5 @@
-//! Stages 2–9: hidden tools, pre-aborted calls, pre-execute policies, approval, guards.
+//! Stages 2–9 (`docs/CONTRACTS.md`, "Stages"): hidden tools, pre-aborted calls, pre-execute
+//! policies, approval, guards.
 
 use std::sync::{Arc, PoisonError, RwLock};
 
@@ -43,7 +44,7 @@ impl Policy {
         if cancel.is_cancelled() {
             return Prepared::FinalResult(aborted_before_dispatch());
         }
-        // 4–8, with any panic contained as a final error (rule 9).
+        // 4–8, with any panic contained as a final error (stage 9).
         let hooks = &call.hooks;
         let chain = applicable(hooks.get::<PreExecute>(), &exec, |a| host.chain(a));
         let prepared = if chain.is_empty() {

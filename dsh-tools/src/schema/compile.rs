@@ -1,6 +1,6 @@
 //! Compiling a [`SchemaSpec`] to JSON Schema.
 //!
-//! Key order follows the reference DSL compiler (REFERENCE §4.2): objects emit `type`,
+//! Key order is fixed (`docs/CONTRACTS.md`, "Tools and results"): objects emit `type`,
 //! annotations, `additionalProperties`, `properties`, `required`; arrays `type`, annotations,
 //! `items`; scalars `type`, annotations, `enum`, `const`; unions `oneOf`, annotations. Parameter
 //! schemas may also carry bounds, emitted after the node's own keywords.

@@ -1,6 +1,6 @@
-//! Schema assertion: is a schema inside the supported subset (REFERENCE §2, extended by
-//! `docs/CONTRACTS.md`, "Schema vocabulary")? Both the messages and the verdict come from the
-//! one walk of [`super::walk`].
+//! Schema assertion: is a schema inside the supported subset (`docs/CONTRACTS.md`, "Schema
+//! vocabulary" and "Checking a schema")? Both the messages and the verdict come from the one walk
+//! of [`super::walk`].
 
 use serde_json::Value;
 
@@ -8,8 +8,9 @@ use super::Vocabulary;
 use super::walk::{Messages, Verdict, walk};
 use crate::error::JsonSchemaError;
 
-/// Every reason the schema lies outside the subset of `vocab`, in the order of REFERENCE §2
-/// (depth-first pre-order, tail checks after the node's children; `$ref` cycle checks last).
+/// Every reason the schema lies outside the subset of `vocab`, in the order of
+/// `docs/CONTRACTS.md`, "Checking a schema" (depth-first pre-order, tail checks after the node's
+/// children; `$ref` cycle checks last).
 /// Empty = supported.
 ///
 /// ```

@@ -28,7 +28,8 @@ const LINEAR_LOOKUP_MAX: usize = 8;
 ///
 /// Built by [`CompiledSchema::compile`] (which asserts the subset first); validated with
 /// [`CompiledSchema::is_valid`] (fast, allocation-free for flat values) or
-/// [`CompiledSchema::validate`] (the exact messages of REFERENCE §3).
+/// [`CompiledSchema::validate`] (the exact messages of `docs/CONTRACTS.md`, "Validating a
+/// value").
 ///
 /// ```
 /// use dsh_tools::subset::{CompiledSchema, Vocabulary};

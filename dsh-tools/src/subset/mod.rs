@@ -1,4 +1,5 @@
-//! The enforced JSON-Schema subset (REFERENCE §2) and value validation (REFERENCE §3).
+//! The enforced JSON-Schema subset and value validation (`docs/CONTRACTS.md`, "Schema vocabulary",
+//! "Checking a schema", "Validating a value").
 //!
 //! Schemas are checked with [`assert_supported`] / [`assert_supported_in`] (every violation, in a
 //! fixed order), compiled once into a [`CompiledSchema`] and then validated quickly with
@@ -65,7 +66,7 @@ pub use validate::validate_value;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[non_exhaustive]
 pub enum Vocabulary {
-    /// Exactly REFERENCE §2: `type`, `oneOf`, `properties`, `required`, `additionalProperties`,
+    /// The reference subset: `type`, `oneOf`, `properties`, `required`, `additionalProperties`,
     /// `items`, `enum`, `const` plus the annotations `description`, `title`, `default`, `examples`.
     #[default]
     Reference,
@@ -82,7 +83,7 @@ pub enum Vocabulary {
 }
 
 /// The keywords that constrain by type (everything but `type`/`oneOf`, references and
-/// annotations), in the fixed order of REFERENCE §2 rules 6, 7 and 9.
+/// annotations), in the fixed order of `docs/CONTRACTS.md`, "Checking a schema", rules 4, 5 and 6.
 pub const REFERENCE_KEYWORDS: &[&str] = &[
     "properties",
     "required",

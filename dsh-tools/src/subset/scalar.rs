@@ -44,7 +44,8 @@ pub(crate) fn array_ok(node: &ArrayNode, elements: &[Value]) -> bool {
         && !(node.unique && first_duplicate(elements).is_some())
 }
 
-/// Whether the value has the node's scalar type (REFERENCE §3 rule 5).
+/// Whether the value has the node's scalar type (`docs/CONTRACTS.md`, "Validating a value", rule
+/// 5).
 #[inline(always)]
 pub(crate) fn scalar_type_ok(ty: ScalarType, value: &Value) -> bool {
     match (ty, value) {

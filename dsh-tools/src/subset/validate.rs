@@ -1,4 +1,4 @@
-//! Value validation with the exact messages of REFERENCE §3.
+//! Value validation with the exact messages of `docs/CONTRACTS.md`, "Validating a value".
 
 use std::cmp::Ordering;
 
@@ -42,10 +42,11 @@ enum Step<'s, 'v> {
 }
 
 impl CompiledSchema {
-    /// Every violation of `value`, with the exact texts and order of REFERENCE §3 (plus the bound
-    /// messages of [`Vocabulary::Parameters`](super::Vocabulary::Parameters)). `path` labels the
-    /// value; `""` is the parameter-root sentinel (displayed `arguments`, children bare keys).
-    /// Runs [`is_valid`](Self::is_valid) first, so a valid value costs no allocation.
+    /// Every violation of `value`, with the exact texts and order of `docs/CONTRACTS.md`,
+    /// "Validating a value" (plus the bound messages of
+    /// [`Vocabulary::Parameters`](super::Vocabulary::Parameters)). `path` labels the value; `""` is
+    /// the parameter-root sentinel (displayed `arguments`, children bare keys). Runs
+    /// [`is_valid`](Self::is_valid) first, so a valid value costs no allocation.
     ///
     /// ```
     /// use dsh_tools::subset::{CompiledSchema, Vocabulary};
@@ -369,9 +370,10 @@ fn extra_violations(extra: &ScalarExtra, value: &Value, path: &str, out: &mut Ve
     }
 }
 
-/// Validates `value` against a raw `schema` with the exact messages of REFERENCE §3 (and the bound
-/// messages when bound keywords are present). Total: never panics, even for schemas outside the
-/// subset, which are interpreted best effort (what is not understood accepts any lossless value).
+/// Validates `value` against a raw `schema` with the exact messages of `docs/CONTRACTS.md`,
+/// "Validating a value" (and the bound messages when bound keywords are present). Total: never
+/// panics, even for schemas outside the subset, which are interpreted best effort (what is not
+/// understood accepts any lossless value).
 ///
 /// ```
 /// use dsh_tools::subset::validate_value;

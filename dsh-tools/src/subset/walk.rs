@@ -1,5 +1,5 @@
-//! The one walk over a schema that decides whether it lies inside a vocabulary (REFERENCE §2,
-//! extended by `docs/CONTRACTS.md`, "Schema vocabulary").
+//! The one walk over a schema that decides whether it lies inside a vocabulary
+//! (`docs/CONTRACTS.md`, "Schema vocabulary" and "Checking a schema").
 //!
 //! The walk reports to a [`Sink`]: [`Messages`] builds every violation with its path (for
 //! [`assert_supported_in`](super::assert_supported_in)), [`Verdict`] stops at the first one and
@@ -470,7 +470,8 @@ impl<'a, P: Clone> Walker<'a, P> {
                 ));
             }
             Some(items) => {
-                // Not a schema record: reported where it would be visited (REFERENCE §2 rule 11).
+                // Not a schema record: reported where it would be visited (`docs/CONTRACTS.md`,
+                // "Checking a schema", rule 8).
                 let child = sink.child(&path, Seg::Word("items"));
                 self.tasks.push(Task::Enter(items, child));
             }
@@ -695,7 +696,8 @@ fn is_count(v: &Value) -> bool {
     })
 }
 
-/// Whether `value` is a valid literal of the scalar type `ty` (REFERENCE §2 rule 12).
+/// Whether `value` is a valid literal of the scalar type `ty` (`docs/CONTRACTS.md`, "Checking a
+/// schema", rule 9).
 fn scalar_matches(ty: &str, value: &Value) -> bool {
     match (ty, value) {
         ("string", Value::String(_)) | ("boolean", Value::Bool(_)) | ("null", Value::Null) => true,

@@ -1,5 +1,5 @@
-//! The reference path: §8.5 rules 1–6, transcribed literally, for schemas inside the reference
-//! subset (`assert_supported` passes). Iterative: 5,000-deep schemas are fine.
+//! The reference path: `docs/CONTRACTS.md`, "TypeScript types", rules 1–6, for schemas inside the
+//! reference subset (`assert_supported` passes). Iterative: 5,000-deep schemas are fine.
 
 use serde_json::{Map, Value};
 

@@ -1,4 +1,4 @@
-//! The TypeScript type strip for Code Mode programs (REFERENCE §9.2 rule 2).
+//! The TypeScript type strip for Code Mode programs (`docs/CONTRACTS.md`, "Code Mode programs").
 //!
 //! A program is the *body* of an async function. [`strip_program`] checks it against the
 //! [`SourceLimits`] with a cheap non-recursive scanner (swc parses, visits and drops the AST
