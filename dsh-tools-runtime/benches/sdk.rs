@@ -5,7 +5,7 @@
 //! The generated tools mix the shapes real tool sets have: half are typed Rust tools (optional
 //! integers as `oneOf [integer with bounds, null]`, outside the reference subset), half are
 //! MCP-style schemas (`$schema`, `additionalProperties: false`, enums, nested arrays of
-//! objects); every tool has a closed object output. Target (design brief): ≤ 1 ms for 200 tools.
+//! objects); every tool has a closed object output. Target: ≤ 1 ms for 200 tools.
 
 #![allow(missing_docs, reason = "criterion_group! generates undocumented items")]
 

@@ -3,7 +3,8 @@
 
 use dsh_tools::{ErrorCode, HarnessError};
 
-/// Why a registry mutation was refused. The messages are the reference's (REFERENCE §5).
+/// Why a registry mutation was refused. The messages are those of `docs/CONTRACTS.md`,
+/// "The registry".
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum RegistryError {

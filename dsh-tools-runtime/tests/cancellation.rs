@@ -201,8 +201,8 @@ async fn cancelling_a_run_mid_call_drops_the_tool_futures_and_settles_each_call_
         ended <= Duration::from_secs(1),
         "ended {ended:?} after cancel"
     );
-    // The run's own failure stands (REFERENCE §6.1 rule 10e: a body failure is kept under
-    // cancellation).
+    // The run's own failure stands (`docs/CONTRACTS.md`, "Stages", stage 10e: a body failure is
+    // kept under cancellation).
     assert_eq!(
         result.error().map(dsh_tools::ToolError::message),
         Some("code run failed (abort): run cancelled"),

@@ -1,5 +1,6 @@
-//! The `run_code` transport and its dispatch bridge (REFERENCE §5.4 rule 6, §6.1 rule 2, §8.3,
-//! §8.6), driven by a scripted code runtime so the bridge is tested apart from any sandbox.
+//! The `run_code` transport and its dispatch bridge (`docs/CONTRACTS.md`, "The run_code tool",
+//! "Sub-calls", and stage 2 of "Stages"), driven by a scripted code runtime so the bridge is tested
+//! apart from any sandbox.
 #![cfg(feature = "code-mode")]
 
 use std::sync::{Arc, Mutex};

@@ -1,5 +1,6 @@
-//! Hooks (REFERENCE §5.7, §6.1 rules 4/10/15/20, §6.4): guard evaluation order, waterfall order,
-//! scope filtering of every hook kind, execution identity, and result observers.
+//! Hooks (`docs/CONTRACTS.md`, "Hooks", and stages 4, 7, 10, 15 and 20 of "Stages"): guard
+//! evaluation order, waterfall order, scope filtering of every hook kind, execution identity, and
+//! result observers.
 
 mod support;
 
@@ -39,7 +40,7 @@ fn recording_guard(
     }
 }
 
-// --- §5.7 guards ---------------------------------------------------------------------------------
+// --- guards --------------------------------------------------------------------------------------
 
 #[tokio::test]
 async fn guards_run_global_first_then_chain_layers_farthest_first() {
@@ -443,7 +444,7 @@ async fn a_scoped_result_observer_sees_its_own_and_descendant_calls_only() {
     assert_eq!(global.call_ids(), ["own", "child", "sibling", "unscoped"]);
 }
 
-// --- §6.4 identity -----------------------------------------------------------------------------
+// --- identity ------------------------------------------------------------------------------------
 
 #[tokio::test]
 async fn every_stage_sees_the_same_token_and_argument_snapshot() {
@@ -564,7 +565,7 @@ async fn the_root_call_id_defaults_to_the_call_id() {
     );
 }
 
-// --- §6.1 rule 20 observers -----------------------------------------------------------------------
+// --- stage 20: observers -------------------------------------------------------------------------
 
 #[tokio::test]
 async fn a_panicking_observer_is_contained_and_later_observers_still_run() {

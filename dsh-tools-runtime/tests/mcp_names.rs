@@ -1,5 +1,5 @@
-//! Pure rules of the MCP import: public names (REFERENCE §11.2), server names (§11.1), the
-//! output schema (§11.4), result interpretation (§11.5) and every render text (§11.6).
+//! Pure rules of the MCP import (`docs/CONTRACTS.md`, "MCP"): public names, server names, the
+//! output schema, result interpretation and every render text.
 #![cfg(feature = "mcp")]
 
 use dsh_tools_runtime::mcp::{

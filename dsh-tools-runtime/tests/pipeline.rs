@@ -1,4 +1,4 @@
-//! The execution pipeline (REFERENCE §6.1–§6.3, and the Code Mode collapse of §5.8 / §6.1 rule 2):
+//! The execution pipeline (`docs/CONTRACTS.md`, "The pipeline"; the numbers are its stages):
 //! stage order, argument snapshots, pre-aborted calls, approval, denials, contained panics, body
 //! outcomes, output validation, execute wrappers, post-execute decisions, cancellation, the
 //! finaliser and result notifications. Every expected result is compared in its wire form.
@@ -118,7 +118,7 @@ fn recorded_probe() -> (ToolRegistry, Recorder, Counted) {
     (registry, recorder, probe)
 }
 
-// --- §6.1 stage order ----------------------------------------------------------------------------
+// --- stage order ---------------------------------------------------------------------------------
 
 #[tokio::test]
 async fn an_allowed_call_runs_every_stage_in_order() {
@@ -141,7 +141,7 @@ async fn an_allowed_call_runs_every_stage_in_order() {
     assert_eq!(probe.runs(), 1);
 }
 
-// --- rule 1: argument snapshot -------------------------------------------------------------------
+// --- stage 1: argument snapshot ------------------------------------------------------------------
 
 #[tokio::test]
 async fn non_lossless_arguments_fail_before_any_policy_stage() {
@@ -189,7 +189,7 @@ async fn an_argument_failure_beats_a_pre_aborted_signal() {
     );
 }
 
-// --- rule 3: pre-aborted ---------------------------------------------------------------------------
+// --- stage 3: pre-aborted ------------------------------------------------------------------------
 
 #[tokio::test]
 async fn a_pre_aborted_call_is_aborted_before_dispatch_without_policies() {
@@ -202,7 +202,7 @@ async fn a_pre_aborted_call_is_aborted_before_dispatch_without_policies() {
     assert_eq!(probe.runs(), 0);
 }
 
-// --- rule 5: ask ---------------------------------------------------------------------------------
+// --- stage 5: ask --------------------------------------------------------------------------------
 
 fn asking(reason: Option<&str>) -> dsh_tools_runtime::hooks::PreExecuteFn {
     deciding_pre(PreToolDecision::Ask {
@@ -262,11 +262,54 @@ async fn an_approval_request_carries_agent_tool_call_reason_and_the_callers_toke
     assert_eq!(request.tool_name, "probe");
     assert_eq!(request.call_id, "call-1");
     assert_eq!(request.reason.as_deref(), Some("writes files"));
+    assert_eq!(request.arguments.as_deref(), Some(&json!({})));
+    // No presenter: the generic card of the tool name and the whole arguments.
+    assert_eq!(
+        request.view,
+        dsh_tools::present::fallback_call_view("probe", &json!({}))
+    );
     assert!(!request.cancel.is_cancelled());
     caller.cancel();
     assert!(
         request.cancel.is_cancelled(),
         "the request carries the caller's token"
+    );
+}
+
+#[tokio::test]
+async fn an_approval_request_carries_the_tools_own_card_of_the_call() {
+    let registry = registry_with(
+        base("shell")
+            .parameters_json(json!({
+                "type": "object",
+                "properties": {"command": {"type": "string"}},
+                "required": ["command"]
+            }))
+            .present_call(|args| {
+                Some(dsh_tools::present::ToolCallView::terminal(
+                    args["command"].as_str().unwrap_or_default(),
+                ))
+            })
+            .execute(|_, _| async { Ok(json!(null)) })
+            .build()
+            .unwrap(),
+    );
+    registry.on_pre_execute(asking(None)).keep();
+    let service = ScriptedApproval::mount(&registry, Script::Answer(ApprovalOutcome::Rejected));
+    let agent = registry.scope();
+    let input = ToolExecutionInput {
+        agent: Some(agent.id()),
+        ..call_with("shell", json!({"command": "rm -rf build"}))
+    };
+    registry.execute(input).await;
+    let requests = service.requests();
+    assert_eq!(
+        requests[0].view,
+        dsh_tools::present::ToolCallView::terminal("rm -rf build")
+    );
+    assert_eq!(
+        requests[0].arguments.as_deref(),
+        Some(&json!({"command": "rm -rf build"}))
     );
 }
 
@@ -289,7 +332,7 @@ async fn a_cancelled_approval_of_an_aborted_caller_is_aborted_before_dispatch() 
     assert_eq!(probe.runs(), 0);
 }
 
-// --- rule 7: denials -----------------------------------------------------------------------------
+// --- stage 7: denials ----------------------------------------------------------------------------
 
 #[tokio::test]
 async fn a_denial_has_no_info_and_goes_through_post_execute() {
@@ -312,7 +355,7 @@ async fn a_denial_has_no_info_and_goes_through_post_execute() {
     assert_eq!(seen.lock().unwrap().clone(), Some(failure("not here")));
 }
 
-// --- rule 9: panics in policy stages -------------------------------------------------------------
+// --- stage 9: panics in policy stages ------------------------------------------------------------
 
 #[tokio::test]
 async fn a_panicking_pre_execute_policy_is_a_final_error_that_skips_post_execute() {
@@ -365,7 +408,7 @@ async fn an_approval_future_panicking_is_a_final_error() {
     assert!(!recorder.entries().contains(&"post".to_owned()));
 }
 
-// --- rule 10c: unknown tools -----------------------------------------------------------------------
+// --- stage 10c: unknown tools --------------------------------------------------------------------
 
 #[tokio::test]
 async fn an_unknown_tool_fails_with_unknown_tool_after_policies_saw_it() {
@@ -414,7 +457,7 @@ async fn a_tool_restricted_away_is_unknown_to_that_scope_only() {
     assert_eq!(probe.runs(), 1);
 }
 
-// --- rule 10d: the body ----------------------------------------------------------------------------
+// --- stage 10d: the body -------------------------------------------------------------------------
 
 #[tokio::test]
 async fn a_body_error_message_is_preserved_without_info() {
@@ -515,7 +558,7 @@ async fn invalid_arguments_fail_with_invalid_args_without_running_the_body() {
     assert_eq!(tool.runs(), 0);
 }
 
-// --- §6.3 building a success -----------------------------------------------------------------------
+// --- building a success --------------------------------------------------------------------------
 
 fn with_output(schema: Value, value: Value) -> ToolDefinition {
     counted_with(
@@ -670,7 +713,7 @@ async fn a_failed_body_never_concludes_the_turn() {
     assert_eq!(wire(&result), failure("failed anyway"));
 }
 
-// --- rule 12: deferred contexts --------------------------------------------------------------------
+// --- stage 12: deferred contexts -----------------------------------------------------------------
 
 /// `probe` deferring `c1` and `c2`, then returning `outcome`.
 fn deferring_probe(outcome: Result<Value, ToolError>) -> ToolDefinition {
@@ -732,7 +775,7 @@ async fn deferred_contexts_come_before_a_wrappers_contexts() {
     assert_eq!(context_texts(&result), ["c1", "c2", "wrapper"]);
 }
 
-// --- rules 10–11, 14: execute wrappers -------------------------------------------------------------
+// --- stages 10–11, 14: execute wrappers ----------------------------------------------------------
 
 fn forged_success(value: Value) -> ToolExecutionResult {
     ToolExecutionResult::Success(ToolSuccess {
@@ -785,7 +828,7 @@ async fn an_invalid_foreign_success_is_a_final_error_that_skips_post_and_drops_c
     );
     assert!(
         recorder.entries().is_empty(),
-        "rule 14: post-execute is skipped"
+        "stage 14: post-execute is skipped"
     );
 }
 
@@ -814,7 +857,7 @@ async fn a_foreign_success_for_a_vanished_tool_is_a_final_unknown_tool_error() {
     );
     assert!(
         recorder.entries().is_empty(),
-        "rule 14: post-execute is skipped"
+        "stage 14: post-execute is skipped"
     );
 }
 
@@ -959,7 +1002,7 @@ async fn the_body_observes_a_wrappers_token() {
 #[tokio::test]
 async fn a_wrapper_token_cancelled_as_the_body_returns_is_aborted() {
     // The body cancels the wrapper's token and succeeds in the same poll: the fused token is
-    // aborted after a successful body (rule 10e).
+    // aborted after a successful body (stage 10e).
     let slot: Arc<Mutex<Option<CancellationToken>>> = Arc::default();
     let body_slot = Arc::clone(&slot);
     let def = base("probe")
@@ -984,7 +1027,7 @@ async fn a_wrapper_token_cancelled_as_the_body_returns_is_aborted() {
     assert_eq!(wire(&result), aborted());
 }
 
-// --- rule 15: post-execute decisions ---------------------------------------------------------------
+// --- stage 15: post-execute decisions ------------------------------------------------------------
 
 fn image_block() -> ContentBlock {
     ContentBlock::Image {
@@ -1198,7 +1241,7 @@ async fn a_panicking_post_execute_policy_is_an_error_and_the_finaliser_still_run
     assert_eq!(probe.runs(), 1);
 }
 
-// --- §6.2 cancellation -----------------------------------------------------------------------------
+// --- cancellation results ------------------------------------------------------------------------
 
 #[tokio::test]
 async fn cancelling_during_the_body_turns_its_success_into_aborted() {
@@ -1359,7 +1402,7 @@ async fn a_short_circuiting_wrapper_of_a_cancelled_caller_is_aborted_before_disp
     assert_eq!(probe.runs(), 0);
 }
 
-// --- rules 18–19: materialisation and the finaliser -------------------------------------------------
+// --- stages 18–19: materialisation and the finaliser ---------------------------------------------
 
 #[tokio::test]
 async fn the_finaliser_is_called_exactly_once_with_the_result_and_may_replace_content() {
@@ -1468,7 +1511,7 @@ async fn a_non_lossless_result_fails_materialisation() {
     );
 }
 
-// --- §5.8 / rule 2: the Code Mode collapse ---------------------------------------------------------
+// --- stage 2: the Code Mode collapse -------------------------------------------------------------
 
 #[tokio::test]
 async fn code_mode_collapses_a_direct_call_with_the_route_message() {
@@ -1598,7 +1641,7 @@ async fn an_argument_failure_beats_the_collapse() {
     );
 }
 
-// --- rule 20: exactly one result notification --------------------------------------------------------
+// --- stage 20: exactly one result notification ---------------------------------------------------
 
 #[tokio::test]
 async fn every_path_publishes_exactly_one_result_notification() {

@@ -1,7 +1,7 @@
-//! The policy matrix (REFERENCE §6.1 rules 4–8): every pre-execute outcome × every way of calling.
-//! The `Suspended` column calls the tool from a Code Mode program in a suspendable run: an `ask`
-//! suspends it (the approval service is never asked) and the run resumes with the row's answer
-//! as the decision.
+//! The policy matrix (`docs/CONTRACTS.md`, "Stages", stages 4–8): every pre-execute outcome × every
+//! way of calling. The `Suspended` column calls the tool from a Code Mode program in a
+//! suspendable run: an `ask` suspends it (the approval service is never asked) and the run
+//! resumes with the row's answer as the decision.
 //!
 //! Each cell asserts the exact wire result, how often the tool body ran (0 on every denied cell,
 //! 1 on allowed ones) and how often the approval service was asked. Rows are [`Policy`] values,

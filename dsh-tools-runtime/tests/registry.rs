@@ -1,4 +1,4 @@
-//! The registry's global surface (REFERENCE §5.3, §5.4, §5.5, §5.9): register checks and their
+//! The registry's global surface (`docs/CONTRACTS.md`, "The registry"): register checks and their
 //! exact messages, change notifications and rollback, the global view, schema projection and
 //! execution-mode classification.
 
@@ -35,7 +35,7 @@ fn changes(registry: &ToolRegistry) -> Arc<Mutex<Vec<RegistryChange>>> {
     seen
 }
 
-// --- §5.3 register ------------------------------------------------------------------------------
+// --- registering ---------------------------------------------------------------------------------
 
 #[test]
 fn run_code_is_reserved_in_every_mode_globally_and_in_scopes() {
@@ -218,7 +218,7 @@ fn a_disposed_listener_is_not_called() {
     assert_eq!(*seen.lock().unwrap(), 0);
 }
 
-// --- §5.4 / §5.5 the global view ------------------------------------------------------------------
+// --- the global view -----------------------------------------------------------------------------
 
 #[test]
 fn the_global_view_keeps_registration_order() {
@@ -308,7 +308,7 @@ fn schema_parameter_key_order_is_preserved() {
     );
 }
 
-// --- §5.5 executionMode ------------------------------------------------------------------------
+// --- scheduling (execution_mode) -----------------------------------------------------------------
 
 fn classified(
     name: &str,

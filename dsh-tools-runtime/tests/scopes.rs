@@ -1,4 +1,4 @@
-//! Scopes (REFERENCE §5.2, §5.4, §5.6, §5.8, §5.11): inherited visibility along the parent chain,
+//! Scopes (`docs/CONTRACTS.md`, "The registry"): inherited visibility along the parent chain,
 //! restrictions and their exact messages, presentation modes, and scope disposal.
 
 mod support;
@@ -47,7 +47,7 @@ fn restrict_error(scope: &Scope, filter: ToolRestriction) -> String {
     scope.restrict(filter).unwrap_err().to_string()
 }
 
-// --- §5.4 visibility ---------------------------------------------------------------------------
+// --- visibility ----------------------------------------------------------------------------------
 
 #[test]
 fn a_fresh_scope_sees_the_globals_in_order() {
@@ -227,7 +227,7 @@ fn scope_schemas_follow_the_scope_view() {
     assert_eq!(schema_names, ["b", "c", "own"]);
 }
 
-// --- §5.6 restrict -----------------------------------------------------------------------------
+// --- restricting ---------------------------------------------------------------------------------
 
 #[test]
 fn an_empty_filter_is_rejected() {
@@ -249,9 +249,9 @@ fn an_empty_allow_list_hides_every_inherited_tool_but_not_own_ones() {
 
 #[test]
 fn an_ancestor_restriction_also_masks_the_ancestors_own_tools_for_descendants() {
-    // §5.4 rules 2 and 4, literally: a descendant inherits the ancestor's own tools, and every
-    // chain layer's restriction filters inherited entries; only the exact scope's own layer is
-    // exempt.
+    // Visibility rules 2 and 3 ("The registry"), literally: a descendant inherits the ancestor's
+    // own tools, and every chain layer's restriction filters inherited entries; only the exact
+    // scope's own layer is exempt.
     let registry = abc();
     let agent = registry.scope();
     agent.restrict(allow(&["a"])).unwrap().keep();
@@ -426,7 +426,7 @@ fn restricting_a_disposed_scope_is_rejected_without_notifying() {
     assert_eq!(*seen.lock().unwrap(), 0);
 }
 
-// --- §5.8 presentAs ----------------------------------------------------------------------------
+// --- presentation modes --------------------------------------------------------------------------
 
 fn registry_in(mode: PresentationMode) -> ToolRegistry {
     ToolRegistry::with_config(RegistryConfig {
@@ -501,7 +501,7 @@ fn disposing_a_presentation_restores_the_default_and_notifies() {
     agent.present_as(PresentationMode::Native).unwrap().keep();
 }
 
-// --- §5.11 scope disposal ----------------------------------------------------------------------
+// --- scope lifetime ------------------------------------------------------------------------------
 
 #[tokio::test]
 async fn disposing_a_scope_removes_its_tools_restrictions_guards_hooks_and_mode() {

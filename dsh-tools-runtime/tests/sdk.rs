@@ -1,5 +1,5 @@
-//! The TypeScript SDK: `json_schema_to_ts` (REFERENCE §8.5 rules with exact texts, then the wide
-//! path beyond the reference subset) and `render_tools_sdk` (§8.4).
+//! The TypeScript SDK: `json_schema_to_ts` (`docs/CONTRACTS.md`, "TypeScript types", with exact
+//! texts, then the wide path beyond the reference subset) and `render_tools_sdk` ("The SDK").
 
 #![cfg(feature = "code-mode")]
 
@@ -23,7 +23,7 @@ fn tool(name: &str, description: &str, parameters: Value, output: Value) -> SdkT
     }
 }
 
-// ---------------------------------------------------------------- §8.5, the reference subset
+// ------------------------------------------------ "TypeScript types", the reference subset
 
 #[test]
 fn rule_1_annotation_only_nodes_are_json_values() {
@@ -723,7 +723,7 @@ fn exponential_ref_fan_out_stops_at_the_budget() {
     assert!(text.len() < 64 * 1024 * 1024);
 }
 
-// ------------------------------------------------------------------------------- §8.4 SDK
+// ------------------------------------------------------------------------------- "The SDK"
 
 const EMPTY_DECLARATIONS: &str = "type JsonValue = null | boolean | number | string | JsonValue[] | {\n  [key: string]: JsonValue;\n};\n\n\
 interface ToolArgsMap {}\n\ninterface ToolOutputMap {}\n\ntype ToolName = keyof ToolOutputMap;\n\n\

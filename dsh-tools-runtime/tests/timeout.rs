@@ -1,5 +1,5 @@
-//! The timeout policy: reference shape and semantics (REFERENCE §10) plus hard cancellation.
-//! All tests run in paused Tokio time; none sleeps to synchronise.
+//! Deadlines (`docs/CONTRACTS.md`, "Deadlines"): the result shape, the policy wrapper, hard
+//! cancellation. All tests run in paused Tokio time; none sleeps to synchronise.
 
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

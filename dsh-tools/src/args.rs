@@ -1,5 +1,5 @@
-//! Argument validation (REFERENCE §4.3, §4.4) and the bridge from validated JSON arguments to
-//! typed Rust parameters.
+//! Argument validation (`docs/CONTRACTS.md`, "Arguments") and the bridge from validated JSON
+//! arguments to typed Rust parameters.
 
 use serde_json::{Number, Value};
 

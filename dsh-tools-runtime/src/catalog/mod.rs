@@ -1,6 +1,6 @@
-//! The tool catalog (REFERENCE §12): a markdown page listing every tool of a set of packages —
-//! a package map, then per package each tool's description, parameter schema and source file —
-//! and the drift check that keeps a committed copy current.
+//! The tool catalog (`docs/CONTRACTS.md`, "The tool catalog"): a markdown page listing every tool
+//! of a set of packages — a package map, then per package each tool's description, parameter schema
+//! and source file — and the drift check that keeps a committed copy current.
 //!
 //! A *package* is a crate: a `#[tool]`'s package is the first segment of its `module_path!()`,
 //! its source the `file!()` recorded in its [`ToolRegistration`]. The host lists the packages

@@ -1,7 +1,7 @@
 //! The wall clock of one program run, as the host sees it: host code pauses it while the program
 //! waits on something that is not the program's doing — a person answering an approval prompt —
-//! so a slow answer cannot spend the program's time budget (REFERENCE §8.6, issue text: "the
-//! wall-clock budget does not run while it waits").
+//! so a slow answer cannot spend the program's time budget (`docs/CONTRACTS.md`, "Stages",
+//! stage 5, and "The QuickJS sandbox").
 
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};

@@ -1,6 +1,7 @@
-//! The dispatch-log waterfall (REFERENCE §8.6 rule 14): shapes the content a Code Mode sub-call's
-//! `tool/code-dispatch` event records, e.g. to spill a large result to durable storage and log a
-//! pointer to it instead. A hook kind of Code Mode's own, stored with the pipeline's hooks.
+//! The dispatch-log waterfall (`docs/CONTRACTS.md`, "Dispatch events"): shapes the content a Code
+//! Mode sub-call's `tool/code-dispatch` event records, e.g. to spill a large result to durable
+//! storage and log a pointer to it instead. A hook kind of Code Mode's own, stored with the
+//! pipeline's hooks.
 
 use std::sync::Arc;
 

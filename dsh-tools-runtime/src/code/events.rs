@@ -1,5 +1,6 @@
-//! The durable trace of Code Mode sub-calls (REFERENCE §8.7): `tool/code-dispatch-start` and
-//! `tool/code-dispatch` events, delivered to a host-provided sink (the host's session log).
+//! The durable trace of Code Mode sub-calls (`docs/CONTRACTS.md`, "Dispatch events"):
+//! `tool/code-dispatch-start` and `tool/code-dispatch` events, delivered to a host-provided sink
+//! (the host's session log).
 
 use dsh_tools::ContentBlock;
 use dsh_tools::exec::{ToolExecution, ToolExecutionInput, ToolExecutionResult};

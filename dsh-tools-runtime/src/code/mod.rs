@@ -1,6 +1,6 @@
-//! Code Mode (REFERENCE §8–§9): the model writes a TypeScript program against a generated SDK;
-//! the program is type-stripped and runs in a fresh sandbox whose `tools.*` bindings go back
-//! through the registry's pipeline.
+//! Code Mode (`docs/CONTRACTS.md`, "Code Mode"): the model writes a TypeScript program against a
+//! generated SDK; the program is type-stripped and runs in a fresh sandbox whose `tools.*` bindings
+//! go back through the registry's pipeline.
 //!
 //! The runtime seam ([`CodeRuntime`] and its request/result types), the run clock, the dispatch
 //! events and the `run_code` transport are this module's own items; the QuickJS backend
@@ -277,7 +277,8 @@ impl ScopeExtension for CodeMode {
     }
 }
 
-/// The actionable message when a non-native mode has no runtime (REFERENCE §8.1, in Rust terms).
+/// The actionable message when a non-native mode has no runtime (`docs/CONTRACTS.md`, "Presentation
+/// modes").
 pub(crate) fn missing_runtime_message(mode: PresentationMode) -> String {
     format!(
         "dsh-tools: mode \"{}\" requires a code runtime — set one with ToolRegistry::set_code_runtime (e.g. dsh_tools_runtime::code::quickjs::QuickJsRuntime) or use PresentationMode::Native",
@@ -305,8 +306,8 @@ impl ToolRegistry {
         }
     }
 
-    /// Adds a global `tools/code-dispatch-log` listener (REFERENCE §8.6 rule 14): it shapes the
-    /// content every `tool/code-dispatch` event records. See [`DispatchLogFn`].
+    /// Adds a global `tools/code-dispatch-log` listener (`docs/CONTRACTS.md`, "Dispatch events"):
+    /// it shapes the content every `tool/code-dispatch` event records. See [`DispatchLogFn`].
     pub fn on_code_dispatch_log(&self, listener: DispatchLogFn) -> Registration {
         self.add_hook::<DispatchLog>(listener)
     }

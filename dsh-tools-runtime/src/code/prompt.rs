@@ -1,5 +1,6 @@
-//! What Code Mode puts in a scope's system prompt (REFERENCE §5.10, §8.1–§8.2): the wire tool
-//! schemas and the prompt sections `tools:code-only` (order 99) and `tools:sdk` (order 150).
+//! What Code Mode puts in a scope's system prompt (`docs/CONTRACTS.md`, "Presentation modes" and
+//! "Prompt sections"): the wire tool schemas and the prompt sections `tools:code-only` (order 99)
+//! and `tools:sdk` (order 150).
 
 use dsh_tools::ToolDefinition;
 use dsh_tools::exec::ScopeId;

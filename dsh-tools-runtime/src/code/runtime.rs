@@ -1,4 +1,5 @@
-//! The code-runtime seam (REFERENCE §9.1): how a Code Mode program runs, whatever the backend.
+//! The code-runtime seam (`docs/CONTRACTS.md`, "The runtime seam"): how a Code Mode program runs,
+//! whatever the backend.
 
 use std::fmt;
 use std::sync::Arc;
@@ -192,7 +193,8 @@ pub enum CodeRuntimeError {
     Disposed,
 }
 
-/// A code runtime backend (REFERENCE §9.1). Every run is fresh: nothing survives between runs.
+/// A code runtime backend (`docs/CONTRACTS.md`, "The runtime seam"). Every run is fresh: nothing
+/// survives between runs.
 pub trait CodeRuntime: Send + Sync {
     /// The program language (`typescript`).
     fn language(&self) -> &str;

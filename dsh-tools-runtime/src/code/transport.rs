@@ -1,4 +1,5 @@
-//! The `run_code` transport definition (REFERENCE §8.3) and its rendering (§8.6 rule 8).
+//! The `run_code` transport definition (`docs/CONTRACTS.md`, "The run_code tool") and its
+//! rendering ("Sub-calls", rule 8).
 
 use dsh_tools::json::render_pretty;
 use dsh_tools::present::{ToolCallView, ToolKind};

@@ -4,7 +4,7 @@ use crate::error::RegistryError;
 
 /// Why connecting to, syncing with, or serving over MCP failed.
 ///
-/// The messages of the sync failures are the reference's (REFERENCE §11.3); [`McpError::code`]
+/// The messages of the sync failures are those of `docs/CONTRACTS.md`, "MCP"; [`McpError::code`]
 /// gives a stable code for each variant.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]

@@ -2,8 +2,8 @@
 //!
 //! - **Import** ([`McpImport`]): connect to an MCP server over stdio (a child process) or
 //!   streamable HTTP, and register each of its tools as a raw tool named
-//!   `mcp__<server>__<tool>` (REFERENCE §11). Calls go through the ordinary pipeline, so
-//!   policies, guards and timeouts apply to them like to any tool.
+//!   `mcp__<server>__<tool>` (`docs/CONTRACTS.md`, "MCP"). Calls go through the ordinary
+//!   pipeline, so policies, guards and timeouts apply to them like to any tool.
 //! - **Serve** ([`McpServer`]): expose a registry (or one scope's view of it) as an MCP server
 //!   over stdio or streamable HTTP; every `tools/call` runs through [`ToolRegistry::execute`].
 //!

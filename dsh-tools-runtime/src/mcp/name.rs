@@ -1,4 +1,4 @@
-//! Public tool names of imported MCP tools and the server-name rule (REFERENCE §11.1–§11.2).
+//! Public tool names of imported MCP tools and the server-name rule (`docs/CONTRACTS.md`, "MCP").
 
 use sha2::{Digest, Sha256};
 

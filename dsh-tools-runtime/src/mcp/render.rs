@@ -1,13 +1,14 @@
 //! The canonical value of an imported MCP tool, its output schema and its model-facing text
-//! (REFERENCE §11.4–§11.6). Everything here is a pure function of JSON, so the projection can be
-//! replayed from a session log.
+//! (`docs/CONTRACTS.md`, "MCP"). Everything here is a pure function of JSON, so the projection can
+//! be replayed from a session log.
 
 use serde_json::{Map, Value, json};
 
-/// The reason every image block gives: this bridge keeps no durable image attachments (§11.7).
+/// The reason every image block gives: this bridge keeps no durable image attachments
+/// (`docs/CONTRACTS.md`, "MCP").
 pub const IMAGE_NOT_ADMITTED: &str = "this result was not admitted to durable model context";
 
-/// The output schema of an imported tool (REFERENCE §11.4):
+/// The output schema of an imported tool (`docs/CONTRACTS.md`, "MCP"):
 /// `{type: object, properties: {content: {type: array, items: {}}, structuredContent: S},
 /// required, additionalProperties: false}`, where `S` is the server's advertised output schema
 /// when it is inside the supported subset (and then `structuredContent` is required), else `{}`.
@@ -40,7 +41,7 @@ pub fn mcp_output_schema(advertised: Option<&Value>) -> Value {
     })
 }
 
-/// What one MCP `tools/call` result means for the tool (REFERENCE §11.5).
+/// What one MCP `tools/call` result means for the tool (`docs/CONTRACTS.md`, "MCP").
 #[derive(Debug, Clone, PartialEq)]
 pub enum McpOutcome {
     /// The canonical value `{content, structuredContent?}`.
@@ -94,7 +95,7 @@ pub fn interpret_call_result(raw_name: &str, result: &Value) -> McpOutcome {
     McpOutcome::Value(Value::Object(value))
 }
 
-/// The model-facing text of MCP content blocks (REFERENCE §11.6).
+/// The model-facing text of MCP content blocks (`docs/CONTRACTS.md`, "MCP").
 ///
 /// Blocks render in order and the pieces are joined with `\n`: text as is; `resource_link` as
 /// `Resource link: <name> (<uri>)`; image, audio, embedded resources, unknown types and

@@ -1,5 +1,5 @@
-//! Stage 1: a call in flight — its execution (arguments snapshotted once, a fresh token), the
-//! tool it resolved to, and what every later stage needs.
+//! Stage 1 (`docs/CONTRACTS.md`, "Stages"): a call in flight — its execution (arguments snapshotted
+//! once, a fresh token), the tool it resolved to, and what every later stage needs.
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -22,7 +22,7 @@ pub(crate) struct Call {
     /// The hook store as it was when the call started.
     pub(crate) hooks: Arc<HookTables>,
     /// Whether dispatch invoked the body (set by dispatch; read by the late cancellation of
-    /// rule 16, which is `ABORTED` only when the body ran).
+    /// stage 16, which is `ABORTED` only when the body ran).
     pub(crate) body_invoked: AtomicBool,
     /// The definition the call resolved to at creation, and the store generation read before
     /// resolving: dispatch reuses it while the generation holds.

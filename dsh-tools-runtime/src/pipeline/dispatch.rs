@@ -1,4 +1,5 @@
-//! Stages 10–14: the execute waterfall around core dispatch, then normalisation.
+//! Stages 10–14 (`docs/CONTRACTS.md`, "Stages"): the execute waterfall around core dispatch, then
+//! normalisation.
 
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -73,7 +74,7 @@ impl CoreRecord {
             .unwrap_or_default()
     }
 
-    /// Whether the body called `conclude_turn` (REFERENCE §6.3 rule 5).
+    /// Whether the body called `conclude_turn` (`docs/CONTRACTS.md`, "Building a success", rule 5).
     fn concludes_turn(&self) -> bool {
         self.handle
             .lock()
@@ -116,7 +117,7 @@ async fn dispatch_wrapped<H: Host>(
         budget: call.budget(),
     };
     let record = Arc::new(CoreRecord::default());
-    // What core dispatch produced, to tell it from a result a wrapper made up (rule 11).
+    // What core dispatch produced, to tell it from a result a wrapper made up (stage 11).
     let produced: Arc<Mutex<Option<ToolExecutionResult>>> = Arc::default();
     let core = {
         let host = host.clone();
@@ -171,7 +172,7 @@ async fn dispatch_wrapped<H: Host>(
     after_dispatch(call, &record, result)
 }
 
-/// Rules 12–13 on the (normalised) dispatch result.
+/// Stages 12–13 on the (normalised) dispatch result.
 fn after_dispatch(call: &Call, record: &CoreRecord, result: ToolExecutionResult) -> Prepared {
     let body_invoked = record.body_invoked.load(Ordering::SeqCst);
     call.body_invoked.store(body_invoked, Ordering::SeqCst);
@@ -184,10 +185,10 @@ fn after_dispatch(call: &Call, record: &CoreRecord, result: ToolExecutionResult)
     Prepared::PostResult(result)
 }
 
-/// Rule 11: a result not produced by core dispatch for this call. Failures pass as they are;
+/// Stage 11: a result not produced by core dispatch for this call. Failures pass as they are;
 /// successes are revalidated from their value (content and meta re-rendered; whether the turn
-/// concludes is this call's own flag, §6.3 rule 5, never an authored one). A vanished tool or a
-/// value violating the output contract is an error (rule 14).
+/// concludes is this call's own flag ("Building a success", rule 5), never an authored one). A
+/// vanished tool or a value violating the output contract is an error (stage 14).
 fn normalise_foreign<H: Host>(
     host: &H,
     exec: &ToolExecution,
@@ -216,7 +217,7 @@ enum Body {
     TimedOut { caller_first: bool },
 }
 
-/// Core dispatch (rule 10 a–f). `cancel` is the dispatch token (the caller's, or the one a
+/// Core dispatch (stage 10 a–f). `cancel` is the dispatch token (the caller's, or the one a
 /// wrapper put in its place — then `replaced_caller` is the caller's). `resolved` is what the
 /// call resolved to when it was created, and the store generation then.
 async fn core_dispatch<H: Host>(
@@ -288,7 +289,7 @@ async fn core_dispatch<H: Host>(
         },
     };
     // The watcher may not have observed a cancellation that landed in the same poll in which
-    // the body completed: the fused token is aborted by either source (rule 10e).
+    // the body completed: the fused token is aborted by either source (stage 10e).
     if replaced_caller.is_some_and(CancellationToken::is_cancelled) {
         fused.cancel();
     }
@@ -374,7 +375,7 @@ async fn watched(
     Body::TimedOut { caller_first }
 }
 
-/// Rule 12: the body's deferred contexts come before any others.
+/// Stage 12: the body's deferred contexts come before any others.
 fn prepend_contexts(
     mut result: ToolExecutionResult,
     mut deferred: Vec<dsh_tools::ContextMessage>,

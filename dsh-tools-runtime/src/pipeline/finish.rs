@@ -1,4 +1,5 @@
-//! Stages 18–21: materialise the result, run the finaliser once, tell the observers.
+//! Stages 18–21 (`docs/CONTRACTS.md`, "Stages"): materialise the result, run the finaliser once,
+//! tell the observers.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 

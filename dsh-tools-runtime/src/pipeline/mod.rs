@@ -1,5 +1,6 @@
-//! The execution pipeline (REFERENCE §6): pre-execute → guards → execute wrappers →
-//! post-execute → result. Every outcome is a result value; a call never panics.
+//! The execution pipeline (`docs/CONTRACTS.md`, "The pipeline"; the stage numbers are those of
+//! its "Stages"): pre-execute → guards → execute wrappers → post-execute → result. Every outcome
+//! is a result value; a call never panics.
 //!
 //! A [`Pipeline`] value owns what the stages need — the hook store, the approval service, host
 //! state, deadline enforcement — and the stages are one file each:
@@ -100,7 +101,7 @@ pub(crate) struct Pipeline {
     dispatch: dispatch::Dispatch,
 }
 
-/// Where a call goes after a phase (REFERENCE §6.6).
+/// Where a call goes after a phase.
 pub(crate) enum Prepared {
     /// Run the execute waterfall.
     Dispatch,
@@ -258,8 +259,9 @@ fn settle(call: &Call, prepared: Prepared) -> Settled {
     }
 }
 
-/// How a call may be scheduled (REFERENCE §5.5): parallel only when the tool it resolves to
-/// classifies these raw arguments as concurrency-safe; otherwise exclusive.
+/// How a call may be scheduled (`docs/CONTRACTS.md`, "The registry", scheduling): parallel only
+/// when the tool it resolves to classifies these raw arguments as concurrency-safe; otherwise
+/// exclusive.
 pub(crate) fn classify<H: Host>(host: &H, input: &ToolExecutionInput) -> ToolExecutionMode {
     let nested = input.parent.is_some();
     let Some(def) = host.resolve(&input.name, input.agent, nested).runnable() else {

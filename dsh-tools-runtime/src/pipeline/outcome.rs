@@ -1,5 +1,5 @@
 //! Result constructors shared by the stages: cancellations, denials, contained failures, and the
-//! success builder of REFERENCE §6.3.
+//! success builder (`docs/CONTRACTS.md`, "Building a success").
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
@@ -51,7 +51,8 @@ pub(crate) fn from_panic(payload: &(dyn std::any::Any + Send)) -> ToolExecutionR
     ToolExecutionResult::failure(ToolError::msg(panic_message(payload)))
 }
 
-/// Whether the model-facing parts of a result are lossless JSON (REFERENCE §6.1 rule 18).
+/// Whether the model-facing parts of a result are lossless JSON (`docs/CONTRACTS.md`, "Stages",
+/// stage 18).
 ///
 /// Walks the typed result directly: only JSON values (the value, meta and unknown content
 /// blocks) can hold a number that is not lossless, so nothing is serialised.
@@ -96,9 +97,10 @@ fn output_error(tool: &str, violation: String) -> ToolError {
     .into()
 }
 
-/// Builds a success from a candidate value (REFERENCE §6.3). A violated output contract is the
-/// error: core dispatch turns it into the call's failure, while normalisation (rule 14) and
-/// post-execute (rule 17) turn it into an error result that drops every context.
+/// Builds a success from a candidate value (`docs/CONTRACTS.md`, "Building a success"). A violated
+/// output contract is the error: core dispatch turns it into the call's failure, while
+/// normalisation (stage 14) and post-execute (stage 17) turn it into an error result that drops
+/// every context.
 pub(crate) fn try_success(
     def: &ToolDefinition,
     exec: &ToolExecution,
@@ -116,7 +118,7 @@ pub(crate) fn try_success(
     }))
 }
 
-/// Core dispatch's success (rule 10d): a violated output contract is the call's failure.
+/// Core dispatch's success (stage 10d): a violated output contract is the call's failure.
 pub(crate) fn build_success(
     def: &ToolDefinition,
     exec: &ToolExecution,

@@ -1,4 +1,5 @@
-//! Stages 2–9: hidden tools, pre-aborted calls, pre-execute policies, approval, guards.
+//! Stages 2–9 (`docs/CONTRACTS.md`, "Stages"): hidden tools, pre-aborted calls, pre-execute
+//! policies, approval, guards.
 
 use std::collections::HashSet;
 use std::sync::{Arc, PoisonError, RwLock};
@@ -90,7 +91,7 @@ impl Policy {
         if cancel.is_cancelled() {
             return Prepared::FinalResult(aborted_before_dispatch());
         }
-        // 4–8, with any panic contained as a final error (rule 9).
+        // 4–8, with any panic contained as a final error (stage 9).
         let hooks = &call.hooks;
         let chain = applicable(hooks.get::<PreExecute>(), &exec, |a| host.chain(a));
         let prepared = if chain.is_empty() {
@@ -183,11 +184,22 @@ impl Policy {
                 "tool \"{name}\" requires approval, but the call has no agent to route it through"
             ));
         };
+        // The request shows the call's card: the tool's own presentation of its arguments, or
+        // the generic one.
+        let arguments = exec.arguments.clone();
+        let args = arguments.as_deref().unwrap_or(&serde_json::Value::Null);
+        let view = call
+            .resolved
+            .as_ref()
+            .and_then(|(def, _)| def.present_call(args))
+            .unwrap_or_else(|| dsh_tools::present::fallback_call_view(name, args));
         let request = ApprovalRequest {
             agent,
             tool_name: name.to_string(),
             call_id: exec.call_id.to_string(),
             reason,
+            arguments,
+            view,
             annotations,
             widest_scope: widest,
             cancel: call.caller_cancel.clone(),

@@ -1,4 +1,4 @@
-//! Stages 15–17: the post-execute waterfall over a post-result.
+//! Stages 15–17 (`docs/CONTRACTS.md`, "Stages"): the post-execute waterfall over a post-result.
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
@@ -75,7 +75,7 @@ async fn waterfall<H: Host>(
                     Some(def) => {
                         let mut contexts = success.additional_contexts;
                         contexts.extend(additional_contexts);
-                        // An invalid value is a post-execute error (rule 17): no contexts.
+                        // An invalid value is a post-execute error (stage 17): no contexts.
                         try_success(&def, exec, value, contexts, success.concludes_turn)
                             .unwrap_or_else(ToolExecutionResult::failure)
                     }

@@ -1,5 +1,5 @@
-//! Deadlines: a tool's declared `timeout_ms` enforced (REFERENCE §10), with hard cancellation on
-//! top of the reference's cooperative one.
+//! Deadlines: a tool's declared `timeout_ms` enforced (`docs/CONTRACTS.md`, "Deadlines"), with hard
+//! cancellation: the body is dropped at its deadline.
 //!
 //! **By default** the pipeline enforces every declared budget around the tool's body: the body
 //! runs under a deadline token and is dropped when the budget runs out, and the call fails with

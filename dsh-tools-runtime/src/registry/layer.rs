@@ -1,4 +1,5 @@
-//! One layer of registrations: the global layer or one scope's (REFERENCE §5.2).
+//! One layer of registrations: the global layer or one scope's (`docs/CONTRACTS.md`, "The
+//! registry").
 
 use std::collections::{HashMap, HashSet};
 

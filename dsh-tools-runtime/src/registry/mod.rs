@@ -1,4 +1,5 @@
-//! The tool registry: a global layer plus scopes (REFERENCE §5) — storage and visibility.
+//! The tool registry: a global layer plus scopes (`docs/CONTRACTS.md`, "The registry") — storage
+//! and visibility.
 //!
 //! The registry stores tools, restrictions and presentation modes per layer and answers what a
 //! scope sees. Everything about running a call belongs to the [`Pipeline`] it owns; the host's
@@ -33,7 +34,7 @@ pub use mutate::ToolRestriction;
 pub use prompt::{PromptError, PromptSection, PromptSurface};
 pub use scope::Scope;
 
-/// How a scope's tools are presented to the model (REFERENCE §8.1).
+/// How a scope's tools are presented to the model (`docs/CONTRACTS.md`, "Presentation modes").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum PresentationMode {
     /// Native function calling (the default).
@@ -57,7 +58,7 @@ impl PresentationMode {
     }
 }
 
-/// Registry configuration (REFERENCE §5.1).
+/// Registry configuration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RegistryConfig {
     /// The deployment's default presentation mode.
@@ -82,7 +83,8 @@ impl From<RegistryConfig> for BatchOptions {
     }
 }
 
-/// A registry change (REFERENCE §5.9), delivered unfiltered to every change listener.
+/// A registry change (`docs/CONTRACTS.md`, "The registry", change events), delivered unfiltered to
+/// every change listener.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum RegistryChange {
@@ -309,8 +311,9 @@ impl ToolRegistry {
         state.declared_mode(scope).unwrap_or(self.inner.config.mode)
     }
 
-    /// How the call may be scheduled (REFERENCE §5.5): parallel only when the resolved tool
-    /// classifies these raw arguments as concurrency-safe; otherwise exclusive.
+    /// How the call may be scheduled (`docs/CONTRACTS.md`, "The registry", scheduling): parallel
+    /// only when the resolved tool classifies these raw arguments as concurrency-safe; otherwise
+    /// exclusive.
     pub fn execution_mode(&self, input: &ToolExecutionInput) -> ToolExecutionMode {
         pipeline::classify(self, input)
     }

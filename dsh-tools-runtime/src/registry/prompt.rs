@@ -1,5 +1,6 @@
-//! What the host puts in its system prompt, per scope (REFERENCE §5.10): the wire tool schemas,
-//! the names a tool order may list, and the prompt sections of the scope's presentation.
+//! What the host puts in its system prompt, per scope (`docs/CONTRACTS.md`, "The registry", the
+//! prompt): the wire tool schemas, the names a tool order may list, and the prompt sections of the
+//! scope's presentation.
 
 use dsh_tools::ToolSchemaWire;
 use dsh_tools::exec::ScopeId;

@@ -14,7 +14,8 @@ use crate::hooks::{
     PreExecuteFn, ResultObserver, ResultObserverFn,
 };
 
-/// An agent scope: an opaque key with an optional parent chain (REFERENCE §5.2).
+/// An agent scope: an opaque key with an optional parent chain (`docs/CONTRACTS.md`, "The
+/// registry").
 ///
 /// Registrations made through a scope land in its layer: its tools shadow inherited ones for it
 /// (and its descendants), its restrictions mask what it inherits, its hooks see only its calls
@@ -114,12 +115,13 @@ impl Scope {
             .register_all(Some(self.id()), set.tool_definitions()?)
     }
 
-    /// Masks the inherited tool surface (REFERENCE §5.6).
+    /// Masks the inherited tool surface (`docs/CONTRACTS.md`, "The registry", restricting).
     pub fn restrict(&self, filter: ToolRestriction) -> Result<Registration, RegistryError> {
         self.registry().restrict_in(self.id(), filter)
     }
 
-    /// Declares this scope's presentation mode (REFERENCE §5.8).
+    /// Declares this scope's presentation mode (`docs/CONTRACTS.md`, "The registry", presentation
+    /// modes).
     pub fn present_as(&self, mode: PresentationMode) -> Result<Registration, RegistryError> {
         self.registry().present_as_in(self.id(), mode)
     }

@@ -1,4 +1,4 @@
-//! What one scope sees (REFERENCE §5.4).
+//! What one scope sees (`docs/CONTRACTS.md`, "The registry", visibility).
 
 use dsh_tools::ToolDefinition;
 use dsh_tools::exec::ScopeId;

@@ -182,7 +182,7 @@ pub(crate) fn harness_failure(message: &str, name: &str, code: &str) -> Value {
     })
 }
 
-/// `ABORTED_BEFORE_DISPATCH` (REFERENCE §6.2).
+/// `ABORTED_BEFORE_DISPATCH` (`docs/CONTRACTS.md`, "Cancellation results").
 pub(crate) fn aborted_before_dispatch() -> Value {
     harness_failure(
         "tool call aborted before dispatch",
@@ -191,7 +191,7 @@ pub(crate) fn aborted_before_dispatch() -> Value {
     )
 }
 
-/// `ABORTED` (REFERENCE §6.2).
+/// `ABORTED` (`docs/CONTRACTS.md`, "Cancellation results").
 pub(crate) fn aborted() -> Value {
     harness_failure("tool call aborted", "AbortError", "ABORTED")
 }

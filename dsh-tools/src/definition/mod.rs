@@ -1,5 +1,5 @@
-//! Tool definitions (REFERENCE §1.3–§1.4): the model-facing schema plus the canonical output
-//! declaration, the body, and the presentation hooks.
+//! Tool definitions (`docs/CONTRACTS.md`, "Tools and results"): the model-facing schema plus the
+//! canonical output declaration, the body, and the presentation hooks.
 
 mod builder;
 mod callbacks;

@@ -14,9 +14,9 @@ struct Shared {
     concludes_turn: AtomicBool,
 }
 
-/// What a tool body can see and do besides its arguments (REFERENCE §1.5 `ToolRunContext`): the
-/// call's identity, its cancellation token, deferring a context message to after the tool result,
-/// and asking the agent loop to conclude the turn.
+/// What a tool body can see and do besides its arguments (`docs/CONTRACTS.md`, "Tools and
+/// results"): the call's identity, its cancellation token, deferring a context message to after the
+/// tool result, and asking the agent loop to conclude the turn.
 ///
 /// A `#[tool]` function receives it by declaring a parameter of type `ToolRunContext` (the model
 /// never sees it). Tool bodies can be unit-tested with [`ToolRunContext::detached`].

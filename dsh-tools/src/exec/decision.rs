@@ -4,7 +4,7 @@ use serde_json::Value;
 
 use crate::content::{ContentBlock, ContextMessage};
 
-/// What a pre-execute policy decides (REFERENCE §1.5 `PreToolDecision`).
+/// What a pre-execute policy decides (`docs/CONTRACTS.md`, "Tools and results").
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PreToolDecision {
     /// Proceed to the guards and dispatch.
@@ -21,7 +21,7 @@ pub enum PreToolDecision {
     },
 }
 
-/// What a post-execute policy decides (REFERENCE §1.5 `PostToolDecision`).
+/// What a post-execute policy decides (`docs/CONTRACTS.md`, "Tools and results").
 #[derive(Debug, Clone, PartialEq)]
 pub enum PostToolDecision {
     /// Keep the result, optionally replacing its model-facing content.

@@ -55,7 +55,7 @@ impl std::fmt::Debug for ExecutionToken {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ScopeId(pub u64);
 
-/// A call as the caller describes it (REFERENCE §1.5 `ToolExecutionInput`).
+/// A call as the caller describes it (`docs/CONTRACTS.md`, "Tools and results").
 #[derive(Debug, Clone)]
 pub struct ToolExecutionInput {
     /// The model's call id.
@@ -96,7 +96,7 @@ impl ToolExecutionInput {
     }
 }
 
-/// The pipeline-owned, read-only view of one execution (REFERENCE §1.5 `ToolExecution`).
+/// The pipeline-owned, read-only view of one execution (`docs/CONTRACTS.md`, "Tools and results").
 ///
 /// Arguments are the immutable snapshot taken once when the execution was created; every stage
 /// sees the same `Arc`.

@@ -1,4 +1,4 @@
-//! The outcome of one execution (REFERENCE §1.5 `ToolExecutionResult`).
+//! The outcome of one execution (`docs/CONTRACTS.md`, "Tools and results").
 
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -57,7 +57,7 @@ pub enum ToolExecutionResult {
 }
 
 impl ToolExecutionResult {
-    /// A failure whose content is `Error: <message>` (REFERENCE §1.6).
+    /// A failure whose content is `Error: <message>` (`docs/CONTRACTS.md`, "Tools and results").
     pub fn failure(error: ToolError) -> Self {
         let content = vec![ContentBlock::text(format!("Error: {}", error.message()))];
         Self::Failure(ToolFailure {

@@ -1,5 +1,6 @@
 //! The JSON boundary: JavaScript-compatible number formatting, string escaping, stringification,
-//! pretty rendering, ordering, equality and the lossless-JSON rules (REFERENCE §1.1, §16).
+//! pretty rendering, ordering, equality and the lossless-JSON rules (`docs/CONTRACTS.md`,
+//! "Numbers", "JSON values").
 //!
 //! Every traversal is iterative, so 5,000-deep values never overflow the stack.
 //!

@@ -1,4 +1,4 @@
-//! The pretty JSON renderer of `run_code` results (REFERENCE §8.6 rule 8).
+//! The pretty JSON renderer of `run_code` results (`docs/CONTRACTS.md`, "Sub-calls", rule 8).
 
 use serde_json::Value;
 

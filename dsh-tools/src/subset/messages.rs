@@ -1,4 +1,5 @@
-//! Path rendering and the violation texts of value validation (REFERENCE §3).
+//! Path rendering and the violation texts of value validation (`docs/CONTRACTS.md`, "Validating a
+//! value").
 
 use std::fmt::Write as _;
 

@@ -68,7 +68,7 @@ fn binding(
     );
     Arc::new(move |arguments: Value| {
         let name = name.clone();
-        // Rule 10: the run is over.
+        // Rule 9: the run is over.
         if run.over.is_cancelled() {
             let message = format!(
                 "run_code run is over ({}); {name} not dispatched",
@@ -76,7 +76,7 @@ fn binding(
             );
             return Box::pin(std::future::ready(Err(message)));
         }
-        // Rule 11: only lossless JSON is dispatched (the sandbox already refused exotic values).
+        // Rule 10: only lossless JSON is dispatched (the sandbox already refused exotic values).
         if !is_lossless(&arguments) {
             return Box::pin(std::future::ready(Err(
                 "tool arguments must be lossless JSON (call the tool with an arguments object, e.g. `{}`)".to_owned(),

@@ -1,4 +1,4 @@
-//! Rule 14: a committed sub-call's effects on the outer call, its journal entry and log
+//! Rule 13: a committed sub-call's effects on the outer call, its journal entry and log
 //! event, then its binding settles.
 
 use std::sync::PoisonError;
@@ -14,7 +14,7 @@ use crate::pipeline::LaneEvent;
 /// Where settled sub-calls are logged: the event sink and the dispatch-log listeners.
 pub(super) type EventLog<'a> = (&'a dyn CodeEventSink, &'a [DispatchLogFn]);
 
-/// Rule 14: a committed sub-call's effects on the outer call, then its binding settles.
+/// Rule 13: a committed sub-call's effects on the outer call, then its binding settles.
 pub(super) fn settle(run: &Run, ctx: &ToolRunContext, log: Option<EventLog<'_>>, event: LaneEvent) {
     let (index, result) = match event {
         LaneEvent::Abandoned(index) => {

@@ -1,4 +1,5 @@
-//! The `run_code` tool and its dispatch bridge (REFERENCE §8.3, §8.6).
+//! The `run_code` tool and its dispatch bridge (`docs/CONTRACTS.md`, "The run_code tool" and
+//! "Sub-calls"; the rule numbers below are those of "Sub-calls").
 //!
 //! Every `tools.x(args)` call of a program becomes a sub-call through the complete pipeline,
 //! with the outer execution as parent and id `<callId>:code:<n>`. Sub-calls go through one lane
@@ -28,7 +29,7 @@ use crate::code::runtime::CodeRunRequest;
 use crate::pipeline::{OnStart, Scheduler};
 use crate::registry::ToolRegistry;
 
-/// Why a run is over, for the messages of rules 10, 13 and 15.
+/// Why a run is over, for the messages of rules 9 and 14.
 const SETTLED: &str = "run_code settled";
 const CANCELLED: &str = "run_code cancelled";
 
@@ -165,7 +166,7 @@ pub(crate) async fn run_code(
             emit(&*sink, CodeDispatchEvent::start(input, &parent));
         }) as OnStart
     });
-    // The bindings submit only lossless arguments (rule 11): the lane does not check again.
+    // The bindings submit only lossless arguments (rule 10): the lane does not check again.
     let scheduler = Scheduler::stream(
         registry.clone(),
         source,
@@ -176,7 +177,7 @@ pub(crate) async fn run_code(
         on_start,
     );
 
-    // Rule 14's commits, in submission order, as the lane reports them.
+    // Rule 13's commits, in submission order, as the lane reports them.
     let pump = {
         let (run, ctx, sink) = (Arc::clone(&run), ctx.clone(), sink.clone());
         async move {

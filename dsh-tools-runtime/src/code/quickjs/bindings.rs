@@ -20,10 +20,12 @@ use super::globals::Env;
 use super::schedule::Schedule;
 use super::shared::Shared;
 
-/// Rejection of a call whose arguments are not lossless JSON (REFERENCE §8.6 rule 11).
+/// Rejection of a call whose arguments are not lossless JSON (`docs/CONTRACTS.md`, "Sub-calls",
+/// rule 10).
 pub(crate) const ARGS_NOT_LOSSLESS: &str =
     "tool arguments must be lossless JSON (call the tool with an arguments object, e.g. `{}`)";
-/// Rejection of a call whose host resolution is not lossless JSON (REFERENCE §9.2 rule 7).
+/// Rejection of a call whose host resolution is not lossless JSON (`docs/CONTRACTS.md`, "The
+/// QuickJS sandbox").
 pub(crate) const RESOLUTION_NOT_LOSSLESS: &str = "binding resolution must be lossless JSON";
 
 /// The names of one namespace (the functions themselves stay on the host side).

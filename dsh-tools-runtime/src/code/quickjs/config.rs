@@ -61,7 +61,8 @@ pub struct QuickJsConfig {
     /// Program size and nesting, checked before swc parses the program.
     pub source: SourceLimits,
     /// Outer output budget in bytes (default 1 MiB, at least 4): the JSON size of the logs array
-    /// plus the JSON of the completion value or failure message (REFERENCE §9.2 rule 6).
+    /// plus the JSON of the completion value or failure message (`docs/CONTRACTS.md`, "The QuickJS
+    /// sandbox").
     pub max_output_bytes: usize,
     /// Binding calls a run may make (default 256). Later calls reject; see
     /// [`QuickJsRuntime`](super::QuickJsRuntime).

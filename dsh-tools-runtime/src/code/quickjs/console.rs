@@ -1,7 +1,7 @@
-//! The captured `console` (REFERENCE §9.2 rule 3): `log`, `info`, `warn`, `error`, `debug`; one
-//! log entry per call, arguments joined by one space, strings verbatim, other values rendered
-//! approximately like Node's `util.inspect` (single line, depth 4, 100 array items, 10,000
-//! characters per string). Getters are shown as `[Getter]`, never run.
+//! The captured `console` (`docs/CONTRACTS.md`, "The QuickJS sandbox"): `log`, `info`, `warn`,
+//! `error`, `debug`; one log entry per call, arguments joined by one space, strings verbatim, other
+//! values rendered approximately like Node's `util.inspect` (single line, depth 4, 100 array items,
+//! 10,000 characters per string). Getters are shown as `[Getter]`, never run.
 
 use std::rc::Rc;
 

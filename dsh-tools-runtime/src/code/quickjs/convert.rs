@@ -1,5 +1,5 @@
-//! JS ↔ JSON by the lossless rules (REFERENCE §1.1), iteratively (no recursion on the host
-//! stack, whatever the depth).
+//! JS ↔ JSON by the lossless rules (`docs/CONTRACTS.md`, "Lossless JSON"), iteratively (no
+//! recursion on the host stack, whatever the depth).
 //!
 //! JS → JSON reads each property once (a getter runs once) and rejects what a JSON round trip
 //! would not reproduce: `undefined` (root, property or element), functions, symbols, BigInt,

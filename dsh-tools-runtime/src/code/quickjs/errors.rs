@@ -1,5 +1,5 @@
-//! Rendering what a program throws (REFERENCE §9.2 rule 5), with positions in the model's own
-//! code.
+//! Rendering what a program throws (`docs/CONTRACTS.md`, "The QuickJS sandbox"), with positions in
+//! the model's own code.
 
 use rquickjs::{Ctx, Value};
 

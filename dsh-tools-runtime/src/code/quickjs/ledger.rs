@@ -1,4 +1,4 @@
-//! The outer-output ledger (REFERENCE §9.2 rule 6).
+//! The outer-output ledger (`docs/CONTRACTS.md`, "The QuickJS sandbox").
 //!
 //! Bytes = the UTF-8 length of `JSON.stringify(logs)` (2 for `[]`, plus each entry's JSON, plus
 //! one comma per extra entry) plus the JSON of the completion value or of the failure message.

@@ -1,5 +1,5 @@
-//! The QuickJS backend of the code-runtime seam (REFERENCE §9, and "beyond" item 5 of the
-//! design brief): [`QuickJsRuntime`].
+//! The QuickJS backend of the code-runtime seam (`docs/CONTRACTS.md`, "The QuickJS
+//! sandbox"): [`QuickJsRuntime`].
 //!
 //! Each run gets a **fresh** QuickJS runtime and context — never shared with another run — on a
 //! sandbox thread whose stack size the configuration chooses
@@ -55,7 +55,7 @@
 //!
 //! **Settlement.** The run returns as soon as the program settles or stops. Binding futures
 //! still in flight then are dropped, not polled further: a binding whose work must outlive the
-//! run (REFERENCE §8.6 rule 6) spawns that work and returns a handle.
+//! run (`docs/CONTRACTS.md`, "Sub-calls", rule 6) spawns that work and returns a handle.
 //!
 //! # Recorded runs
 //!

@@ -1,5 +1,5 @@
-//! Portable binding names (REFERENCE §9.1): the rules every backend shares, so a namespace that
-//! works on one backend works on all of them.
+//! Portable binding names (`docs/CONTRACTS.md`, "The runtime seam"): the rules every backend
+//! shares, so a namespace that works on one backend works on all of them.
 
 use std::collections::HashSet;
 
@@ -118,8 +118,8 @@ fn invalid(message: String) -> CodeRuntimeError {
     CodeRuntimeError::InvalidBinding(format!("{PREFIX} {message}"))
 }
 
-/// Validates the namespaces of a request (REFERENCE §9.1 portable names, plus one rule of ours:
-/// a global may not shadow a standard global of the sandbox, e.g. `JSON` or `Error`).
+/// Validates the namespaces of a request (`docs/CONTRACTS.md`, "The runtime seam":
+/// portable names, and no global shadows a standard global of the sandbox, e.g. `JSON`).
 pub(crate) fn validate_bindings(namespaces: &[BindingNamespace]) -> Result<(), CodeRuntimeError> {
     let mut injected: HashSet<&str> = HashSet::new();
     for namespace in namespaces {

@@ -362,7 +362,8 @@ pub(crate) fn annotation(ty: Box<TsType>) -> Box<TsTypeAnn> {
     })
 }
 
-/// A property signature `key?: ty`; the key is bare or JSON-quoted (REFERENCE §8.4).
+/// A property signature `key?: ty`; the key is bare or JSON-quoted (`docs/CONTRACTS.md`, "The
+/// SDK").
 pub(crate) fn property(span: Span, key: &str, optional: bool, ty: Box<TsType>) -> TsTypeElement {
     let key = if is_bare_key(key) {
         Box::new(Expr::Ident(ident(key)))

@@ -1,4 +1,4 @@
-//! JSDoc text: descriptions (REFERENCE §8.4 "Doc lines") and, beyond the reference, the
+//! JSDoc text: descriptions (`docs/CONTRACTS.md`, "The SDK") and, beyond the reference subset, the
 //! validation keywords of wide schemas as JSDoc tags (`@format uri`, `@minimum 0`).
 
 use dsh_tools::json::{collapse_js_whitespace, js_number_of};

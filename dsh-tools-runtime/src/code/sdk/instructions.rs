@@ -1,4 +1,4 @@
-//! The prose above the SDK declarations (REFERENCE §8.4 "INSTRUCTIONS").
+//! The prose above the SDK declarations (`docs/CONTRACTS.md`, "The SDK").
 //!
 //! Ours to write, keeping the pinned fragments: it starts `## Writing code for run_code`, ends
 //! with the line `The available tools:`, and contains `two required arguments`, `` `code` ``,

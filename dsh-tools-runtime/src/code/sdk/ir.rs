@@ -2,10 +2,10 @@
 //!
 //! Both lowerings ([`super::reference`] and [`super::wide`]) build an arena of [`Ty`] nodes in
 //! post-order (children before parents), so every node can compute at creation time whether its
-//! printed text contains a `|` or an `&` — the reference's array-parenthesisation rule (§8.5
-//! rule 4) is textual. Two printers read the arena: [`super::text`] (the `json_schema_to_ts`
-//! text) and [`super::ast`] (swc AST for the SDK). The arena is flat (`Vec`), so dropping it
-//! never recurses, whatever the schema depth.
+//! printed text contains a `|` or an `&` — the array-parenthesisation rule (`docs/CONTRACTS.md`,
+//! "TypeScript types", rule 4) is textual. Two printers read the arena: [`super::text`] (the
+//! `json_schema_to_ts` text) and [`super::ast`] (swc AST for the SDK). The arena is flat (`Vec`),
+//! so dropping it never recurses, whatever the schema depth.
 
 /// The index of a node in a [`Types`] arena.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -280,8 +280,9 @@ pub(crate) fn has_bar_amp(s: &str) -> bool {
     s.bytes().any(|b| b == b'|' || b == b'&')
 }
 
-/// Whether a property or tool name is printed bare: `^[A-Za-z_$][A-Za-z0-9_$]*$` (REFERENCE
-/// §8.4). Reserved words stay bare; anything else (including non-ASCII) is JSON-quoted.
+/// Whether a property or tool name is printed bare: `^[A-Za-z_$][A-Za-z0-9_$]*$`
+/// (`docs/CONTRACTS.md`, "The SDK"). Reserved words stay bare; anything else (including
+/// non-ASCII) is JSON-quoted.
 pub(crate) fn is_bare_key(key: &str) -> bool {
     let mut bytes = key.bytes();
     matches!(bytes.next(), Some(b'A'..=b'Z' | b'a'..=b'z' | b'_' | b'$'))

@@ -1,5 +1,5 @@
-//! The TypeScript SDK of Code Mode (REFERENCE §8.4–§8.5, then beyond): the text the model
-//! writes its `run_code` programs against.
+//! The TypeScript SDK of Code Mode (`docs/CONTRACTS.md`, "The SDK" and "TypeScript types"): the
+//! text the model writes its `run_code` programs against.
 //!
 //! - [`json_schema_to_ts`]: one JSON Schema as one TypeScript type (text). Inside the reference
 //!   subset the text is exactly the reference's; beyond it, real-world schemas (`anyOf`,
@@ -35,7 +35,6 @@ mod reference;
 mod refs;
 mod render;
 mod shape;
-mod subset;
 mod text;
 mod ts_type;
 mod wide;

@@ -1,12 +1,16 @@
-//! The reference path: §8.5 rules 1–6, transcribed literally, for schemas inside the reference
-//! subset (`assert_supported` passes). Iterative: 5,000-deep schemas are fine.
+//! The reference path: `docs/CONTRACTS.md`, "TypeScript types", rules 1–6, for schemas inside the
+//! reference subset (`assert_supported` passes). Iterative: 5,000-deep schemas are fine.
 
 use serde_json::{Map, Value};
 
 use super::doc::doc_text;
 use super::ir::{Lit, Member, Ty, TyId, Types};
 use super::keywords::Keywords;
-pub(crate) use super::subset::in_subset;
+
+/// Whether `schema` lies in the reference subset (`dsh_tools::subset::is_supported`).
+pub(crate) fn in_subset(schema: &Value) -> bool {
+    dsh_tools::subset::is_supported(schema, dsh_tools::subset::Vocabulary::Reference)
+}
 
 /// One pending step.
 enum Task<'a> {

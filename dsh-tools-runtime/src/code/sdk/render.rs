@@ -1,5 +1,5 @@
-//! The `tools:sdk` prompt section (REFERENCE §8.4): instructions, then the declarations built
-//! as a swc TypeScript AST and printed by `swc_ecma_codegen`.
+//! The `tools:sdk` prompt section (`docs/CONTRACTS.md`, "The SDK"): instructions, then the
+//! declarations built as a swc TypeScript AST and printed by `swc_ecma_codegen`.
 
 use dsh_tools::ToolDefinition;
 use dsh_tools::json::utf16_cmp;
@@ -21,7 +21,7 @@ use super::ir::{Kw, Types};
 use super::print::print_items;
 use super::ts_type::lower;
 
-/// One tool as the SDK sees it: REFERENCE §8.2 `sdkSchemas` entries.
+/// One tool as the SDK sees it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SdkTool {
     /// The tool's name (a key of `ToolArgsMap`/`ToolOutputMap`, quoted when not an identifier).

@@ -1,4 +1,5 @@
-//! The text printer of [`Types`]: the `json_schema_to_ts` format of REFERENCE §8.5.
+//! The text printer of [`Types`]: the `json_schema_to_ts` format (`docs/CONTRACTS.md`,
+//! "TypeScript types").
 //!
 //! Objects print one member per line (`pad(indent + 1)`, 2 spaces a level), an optional doc
 //! line above each member, and the closing brace at `pad(indent)`; object members' types print

@@ -11,12 +11,12 @@ use super::{reference, text, wide};
 /// 2 spaces a level); the first line never has leading padding.
 ///
 /// **Inside the reference subset** (`dsh_tools::subset::assert_supported` passes) the text is
-/// exactly the reference's (REFERENCE §8.5): annotation-only → `JsonValue`; `oneOf` → branches
-/// joined by ` | `; `const`/`enum` → `JSON.stringify` literals; `integer` → `number`; an array
-/// item whose text contains `|` or `&` is parenthesised; objects without properties →
-/// `Record<string, JsonValue>` (or `Record<string, never>` when `additionalProperties` is
-/// `false`); objects with properties → one member per line with doc lines from descriptions,
-/// `?` for optional members and ` & Record<string, JsonValue>` unless closed.
+/// exactly that of `docs/CONTRACTS.md`, "TypeScript types": annotation-only → `JsonValue`; `oneOf`
+/// → branches joined by ` | `; `const`/`enum` → `JSON.stringify` literals; `integer` → `number`; an
+/// array item whose text contains `|` or `&` is parenthesised; objects without properties →
+/// `Record<string, JsonValue>` (or `Record<string, never>` when `additionalProperties` is `false`);
+/// objects with properties → one member per line with doc lines from descriptions, `?` for optional
+/// members and ` & Record<string, JsonValue>` unless closed.
 ///
 /// **Beyond it**, real-world schemas keep their types where the reference gives up on the whole
 /// tool: `anyOf` (union), `allOf` (intersection), `$ref` into `$defs`/`definitions` or any

@@ -1,5 +1,5 @@
-//! The wide path: real-world JSON Schema beyond the reference subset (design brief, "beyond"
-//! item 4). Every node is lowered on its own, so an unsupported node degrades to `unknown`
+//! The wide path: real-world JSON Schema beyond the reference subset (`docs/CONTRACTS.md`,
+//! "TypeScript types"). Every node is lowered on its own, so an unsupported node degrades to `unknown`
 //! where it stands and never takes the whole tool with it.
 //!
 //! A node's type is the intersection of its parts: `$ref` (inlined), the base type (`const`,

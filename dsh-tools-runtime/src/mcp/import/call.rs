@@ -1,5 +1,5 @@
 //! One `tools/call` to the server, bounded by the per-call timeout and the execution's
-//! cancellation (REFERENCE §11.5).
+//! cancellation (`docs/CONTRACTS.md`, "MCP").
 
 use std::time::Duration;
 

@@ -1,4 +1,4 @@
-//! Import: an MCP server's tools as raw tools of a registry (REFERENCE §11).
+//! Import: an MCP server's tools as raw tools of a registry (`docs/CONTRACTS.md`, "MCP").
 
 mod call;
 mod client;
@@ -36,7 +36,7 @@ pub struct ImportedTool {
 /// Options for importing MCP servers' tools into a registry; `connect_*` opens one connection.
 ///
 /// Each listed tool becomes a raw tool named `mcp__<server>__<tool>` whose parameters are the
-/// server's input schema verbatim and whose body calls the server (REFERENCE §11). The
+/// server's input schema verbatim and whose body calls the server (`docs/CONTRACTS.md`, "MCP"). The
 /// connection re-syncs when the server sends `notifications/tools/list_changed`, and its tools
 /// are unregistered when the returned [`McpConnection`] is closed or dropped.
 ///

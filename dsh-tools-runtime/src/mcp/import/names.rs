@@ -1,4 +1,4 @@
-//! Live server names: unique per registry among open connections (REFERENCE §11.1).
+//! Live server names: unique per registry among open connections (`docs/CONTRACTS.md`, "MCP").
 
 use std::collections::HashSet;
 use std::sync::{Mutex, PoisonError};

@@ -1,5 +1,5 @@
 //! Generations of imported tools: fetch every page first, then swap all-or-nothing
-//! (REFERENCE §11.3).
+//! (`docs/CONTRACTS.md`, "MCP").
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -1,10 +1,10 @@
 //! Reads `execution.taskSupport` of listed tools off the raw stdio stream.
 //!
 //! rmcp 3.11's typed `Tool` has no `execution` field, so the declaration that a tool *requires*
-//! task-based execution (REFERENCE §11.5) is lost once a `tools/list` response is decoded. For
-//! byte-stream transports this reader sees each newline-delimited JSON-RPC message before rmcp
-//! decodes it and records the task support of every listed tool, so the sync that awaits the
-//! decoded response finds the record already there.
+//! task-based execution (`docs/CONTRACTS.md`, "MCP") is lost once a `tools/list` response is
+//! decoded. For byte-stream transports this reader sees each newline-delimited JSON-RPC message
+//! before rmcp decodes it and records the task support of every listed tool, so the sync that
+//! awaits the decoded response finds the record already there.
 
 use std::collections::HashMap;
 use std::pin::Pin;

@@ -1,4 +1,4 @@
-//! One listed MCP tool as a raw [`ToolDefinition`] (REFERENCE §11.4–§11.6).
+//! One listed MCP tool as a raw [`ToolDefinition`] (`docs/CONTRACTS.md`, "MCP").
 
 use std::sync::Arc;
 
@@ -53,8 +53,8 @@ impl RemoteTool {
         }
     }
 
-    /// The raw definition: the server's input schema verbatim, the §11.4 output schema, the
-    /// §11.6 renderer, and a body that calls the server.
+    /// The raw definition: the server's input schema verbatim, the output schema and the
+    /// renderer of `docs/CONTRACTS.md`, "MCP", and a body that calls the server.
     pub(crate) fn definition(
         &self,
         link: Arc<CallLink>,

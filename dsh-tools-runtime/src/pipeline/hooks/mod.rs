@@ -1,5 +1,5 @@
 //! Pipeline hooks: pre-execute policies, guards, execute wrappers, post-execute policies and
-//! result observers (REFERENCE §6.1), each registered globally or for one scope.
+//! result observers (`docs/CONTRACTS.md`, "Hooks"), each registered globally or for one scope.
 //!
 //! Waterfall hooks receive a `next` handle and run in registration order: the first registered
 //! hook is the outermost. A hook that never calls `next` short-circuits the rest.
