@@ -152,12 +152,19 @@ impl Policy {
         if widest == ApprovalScope::Session && self.approved_for_session(name) {
             return Asked::Allowed;
         }
+        // What the person is shown: the tool's own presentation of its arguments, or the
+        // generic one.
+        let arguments = exec.arguments.clone();
+        let args = arguments.as_deref().unwrap_or(&serde_json::Value::Null);
+        let view = def
+            .and_then(|def| def.present_call(args))
+            .unwrap_or_else(|| dsh_tools::present::fallback_call_view(name, args));
         // A gate answers first (a Code Mode run's approvals, a durable run's decision or
         // suspension).
         let ask = Ask {
             exec,
-            def,
             reason: reason.as_deref(),
+            view: &view,
             widest,
         };
         let gated = applicable(call.hooks.get::<ApprovalGate>(), exec, |a| host.chain(a))
@@ -184,15 +191,6 @@ impl Policy {
                 "tool \"{name}\" requires approval, but the call has no agent to route it through"
             ));
         };
-        // The request shows the call's card: the tool's own presentation of its arguments, or
-        // the generic one.
-        let arguments = exec.arguments.clone();
-        let args = arguments.as_deref().unwrap_or(&serde_json::Value::Null);
-        let view = call
-            .resolved
-            .as_ref()
-            .and_then(|(def, _)| def.present_call(args))
-            .unwrap_or_else(|| dsh_tools::present::fallback_call_view(name, args));
         let request = ApprovalRequest {
             agent,
             tool_name: name.to_string(),

@@ -9,7 +9,6 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use dsh_tools::ContextMessage;
 use dsh_tools::definition::BoxFuture;
 use dsh_tools::exec::{ToolExecutionResult, ToolRunContext};
-use dsh_tools::present::fallback_call_view;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
@@ -299,16 +298,12 @@ impl DurableRun {
         }
         let null = Value::Null;
         let arguments = ask.exec.arguments.as_deref().unwrap_or(&null);
-        let card = ask
-            .def
-            .and_then(|def| def.present_call(arguments))
-            .unwrap_or_else(|| fallback_call_view(&ask.exec.name, arguments));
         let pending = PendingCall {
             id: call_id.to_owned(),
             tool: ask.exec.name.to_string(),
             arguments: arguments.clone(),
             reason: ask.reason.map(str::to_owned),
-            card,
+            card: ask.view.clone(),
             widest_scope: ask.widest,
         };
         state.suspended.push((number, pending));

@@ -14,9 +14,9 @@ mod store;
 use std::any::Any;
 use std::sync::Arc;
 
-use dsh_tools::ToolDefinition;
 use dsh_tools::definition::BoxFuture;
 use dsh_tools::exec::{PostToolDecision, PreToolDecision, ToolExecution, ToolExecutionResult};
+use dsh_tools::present::ToolCallView;
 
 use crate::approval::{ApprovalOutcome, ApprovalScope};
 
@@ -87,10 +87,10 @@ pub(crate) struct ApprovalWait;
 pub(crate) struct Ask<'a> {
     /// The call.
     pub(crate) exec: &'a ToolExecution,
-    /// The tool it resolved to.
-    pub(crate) def: Option<&'a ToolDefinition>,
     /// Why the policy asked.
     pub(crate) reason: Option<&'a str>,
+    /// The call's card (the tool's `present_call`, or the generic one).
+    pub(crate) view: &'a ToolCallView,
     /// The widest scope an approval of this call may have.
     pub(crate) widest: ApprovalScope,
 }
