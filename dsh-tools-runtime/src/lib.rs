@@ -2,7 +2,8 @@
 #![warn(missing_docs)]
 
 // The crate root declares the modules and re-exports the registry's types. Dependencies point
-// one way: error/approval ← pipeline ← registry ← code ← mcp/catalog (see ARCHITECTURE.md).
+// one way, each module naming only those before it: error, approval, catalog, pipeline,
+// registry, dialect, code, mcp (ARCHITECTURE.md; tests/tests/architecture/ checks it).
 
 pub mod approval;
 pub mod catalog;

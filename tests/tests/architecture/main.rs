@@ -1,0 +1,238 @@
+//! The shape of the two library crates, read from their sources (see `ARCHITECTURE.md`):
+//!
+//! - the top-level modules of `dsh-tools` and of `dsh-tools-runtime` form no cycle (a module's
+//!   dependencies are the `crate::…` paths its files name: `use` items, paths in code, and
+//!   `crate::`/`$crate::` paths inside macros; names re-exported at the crate root count for the
+//!   module that defines them);
+//! - no file of either crate outside `dsh-tools-runtime/src/code/` names Code Mode's tool
+//!   (`run_code`) or its feature (`feature = "code-mode"`) in code — the one exception is the
+//!   runtime root's `#[cfg(feature = "code-mode")] pub mod code;`;
+//! - no item of a private module is re-exported out of it at two public paths (one public path
+//!   per item; the crate root's shorthands for items of public modules are not counted).
+//!
+//! The files are parsed with `syn`, so comments never count.
+
+mod source;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+
+use proc_macro2::{Delimiter, TokenStream, TokenTree};
+use quote::ToTokens;
+
+use source::{Crate, ModPath};
+
+/// One cycle of `graph`, as the list of its modules (the first repeated at the end).
+fn find_cycle(graph: &BTreeMap<String, BTreeMap<String, PathBuf>>) -> Option<Vec<String>> {
+    fn visit(
+        node: &str,
+        graph: &BTreeMap<String, BTreeMap<String, PathBuf>>,
+        done: &mut BTreeSet<String>,
+        stack: &mut Vec<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(start) = stack.iter().position(|n| n == node) {
+            let mut cycle = stack[start..].to_vec();
+            cycle.push(node.to_owned());
+            return Some(cycle);
+        }
+        if done.contains(node) {
+            return None;
+        }
+        stack.push(node.to_owned());
+        for next in graph.get(node).into_iter().flat_map(BTreeMap::keys) {
+            if let Some(cycle) = visit(next, graph, done, stack) {
+                return Some(cycle);
+            }
+        }
+        stack.pop();
+        done.insert(node.to_owned());
+        None
+    }
+    let mut done = BTreeSet::new();
+    graph
+        .keys()
+        .find_map(|node| visit(node, graph, &mut done, &mut Vec::new()))
+}
+
+fn crates() -> [Crate; 2] {
+    [
+        Crate::load("dsh-tools", "dsh-tools"),
+        Crate::load("dsh-tools-runtime", "dsh-tools-runtime"),
+    ]
+}
+
+#[test]
+fn top_level_modules_form_no_cycle() {
+    for krate in crates() {
+        let graph = krate.dependencies();
+        if let Some(cycle) = find_cycle(&graph) {
+            let steps: Vec<String> = cycle
+                .windows(2)
+                .map(|pair| {
+                    let file = &graph[&pair[0]][&pair[1]];
+                    format!("{} -> {} ({})", pair[0], pair[1], krate.relative(file))
+                })
+                .collect();
+            panic!(
+                "the top-level modules of {} form a cycle:\n  {}",
+                krate.name,
+                steps.join("\n  ")
+            );
+        }
+    }
+}
+
+#[test]
+fn the_runtime_modules_point_one_way() {
+    // The order ARCHITECTURE.md draws: each module names only modules to its left.
+    let order = [
+        "error", "approval", "catalog", "pipeline", "registry", "dialect", "code", "mcp",
+    ];
+    let [_, runtime] = crates();
+    let graph = runtime.dependencies();
+    let known: BTreeSet<&str> = order.iter().copied().collect();
+    let modules: BTreeSet<&str> = runtime
+        .module(&[])
+        .children
+        .iter()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        modules, known,
+        "ARCHITECTURE.md and this test list every top-level module of dsh-tools-runtime"
+    );
+    for (from, edges) in &graph {
+        let rank = order
+            .iter()
+            .position(|m| m == from)
+            .expect("a known module");
+        for (to, file) in edges {
+            let target = order.iter().position(|m| m == to).expect("a known module");
+            assert!(
+                target < rank,
+                "{from} names {to} ({}), against the direction of ARCHITECTURE.md",
+                runtime.relative(file)
+            );
+        }
+    }
+}
+
+/// Whether `tokens` name Code Mode: a `run_code` identifier or string, or the `code-mode`
+/// feature. Doc attributes (comments) do not count.
+fn names_code_mode(tokens: TokenStream) -> Option<String> {
+    let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut i = 0;
+    while i < tokens.len() {
+        match &tokens[i] {
+            // `#[doc = …]` / `#![doc = …]`: a comment.
+            TokenTree::Punct(p) if p.as_char() == '#' => {
+                let mut j = i + 1;
+                if matches!(tokens.get(j), Some(TokenTree::Punct(p)) if p.as_char() == '!') {
+                    j += 1;
+                }
+                if let Some(TokenTree::Group(g)) = tokens.get(j)
+                    && g.delimiter() == Delimiter::Bracket
+                {
+                    let is_doc = matches!(
+                        g.stream().into_iter().next(),
+                        Some(TokenTree::Ident(ident)) if ident == "doc"
+                    );
+                    if !is_doc && let Some(found) = names_code_mode(g.stream()) {
+                        return Some(found);
+                    }
+                    i = j + 1;
+                    continue;
+                }
+            }
+            TokenTree::Group(g) => {
+                if let Some(found) = names_code_mode(g.stream()) {
+                    return Some(found);
+                }
+            }
+            TokenTree::Ident(ident) if ident.to_string().to_lowercase().contains("run_code") => {
+                return Some(ident.to_string());
+            }
+            TokenTree::Literal(literal) => {
+                let text = literal.to_string();
+                if text.contains("run_code") || text == "\"code-mode\"" {
+                    return Some(text);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+#[test]
+fn only_code_names_code_mode() {
+    for krate in crates() {
+        for (path, module) in &krate.modules {
+            let inside_code =
+                krate.name == "dsh-tools-runtime" && path.first().is_some_and(|m| m == "code");
+            if module.inline || inside_code {
+                continue;
+            }
+            let mut tokens = TokenStream::new();
+            for item in &module.items {
+                // The runtime root declares `code` under its feature: the one allowed mention.
+                if let syn::Item::Mod(m) = item
+                    && path.is_empty()
+                    && m.ident == "code"
+                    && m.content.is_none()
+                {
+                    continue;
+                }
+                item.to_tokens(&mut tokens);
+            }
+            if let Some(found) = names_code_mode(tokens) {
+                panic!(
+                    "{} names Code Mode ({found}) outside code/: plug in through the registry's \
+                     seams (ScopeExtension, hook kinds) instead",
+                    krate.relative(&module.file)
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn no_private_item_has_two_public_paths() {
+    for krate in crates() {
+        // (defining module, name) → the public paths re-exporting it.
+        let mut paths: BTreeMap<(ModPath, String), Vec<String>> = BTreeMap::new();
+        for path in krate.modules.keys() {
+            if !krate.reachable(path) {
+                continue;
+            }
+            for (name, target, public) in krate.uses(path) {
+                if !public {
+                    continue;
+                }
+                // Only a re-export straight out of a private module counts: re-exporting a
+                // public path again (the crate root's shorthands) is a convenience, not a
+                // second home.
+                let parent = &target[..target.len().saturating_sub(1)];
+                if !krate.modules.contains_key(parent) || krate.reachable(parent) {
+                    continue;
+                }
+                let Some((home, item)) = krate.definition(&target, 0) else {
+                    continue;
+                };
+                let shown = [&path[..], &[name]].concat().join("::");
+                paths.entry((home, item)).or_default().push(shown);
+            }
+        }
+        for ((home, item), public) in paths {
+            assert!(
+                public.len() == 1,
+                "{}: `{}::{item}` (a private module's item) is public at {} paths: {}",
+                krate.name,
+                home.join("::"),
+                public.len(),
+                public.join(", ")
+            );
+        }
+    }
+}
