@@ -138,6 +138,7 @@ pub(super) fn run(args: CallArgs) -> Result<Report, CliError> {
         return Ok(Report {
             output: card.trim_end_matches('\n').to_owned(),
             passed,
+            suspended: false,
         });
     }
     let document = serde_json::to_value(&result)

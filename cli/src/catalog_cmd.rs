@@ -79,6 +79,7 @@ pub(super) fn run(args: CatalogArgs) -> Result<Report, CliError> {
         return Ok(Report {
             output,
             passed: true,
+            suspended: false,
         });
     };
     let input = Input::new(Some(path));

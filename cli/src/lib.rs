@@ -9,7 +9,8 @@
 //! dsh-tools args validate --schema S [ARGS]        # validate tool arguments (parameter-root paths)
 //! dsh-tools call NAME [ARGS] [--json] [--yes]      # run an example tool through the full pipeline
 //! dsh-tools sdk [ts-type [SCHEMA] | render [TOOLS]]  # the Code Mode SDK (TypeScript text)
-//! dsh-tools run [PROGRAM|-] [--json] [--yes]       # run a Code Mode program in QuickJS
+//! dsh-tools run [PROGRAM|-] [--json] [--yes] [--suspend]  # run a Code Mode program in QuickJS
+//! dsh-tools resume [CONTINUATION|-] --approve|--deny [--json] [--suspend]  # continue a suspended run
 //! dsh-tools repl [--yes]                           # programs ending at a `.` line, one by one
 //! dsh-tools mcp serve [--http ADDR] [--yes]        # the example tools as an MCP server
 //! ```
@@ -20,7 +21,8 @@
 //!
 //! Outside a terminal every command prints exactly one compact JSON document (and a newline) on
 //! stdout (`sdk` prints TypeScript, `run` the program's output). The exit
-//! status is [`exit::OK`] (0) when the input is valid, [`exit::INVALID`] (1) when it is not, and
+//! status is [`exit::OK`] (0) when the input is valid, [`exit::INVALID`] (1) when it is not,
+//! [`exit::SUSPENDED`] (3) when a `run --suspend` or `resume --suspend` run suspended, and
 //! [`exit::BAD_INPUT`] (2) when an input cannot be read or parsed, with a single
 //! `dsh-tools: <input>: <reason>` line on stderr. A JSON input is JSON text when the argument
 //! starts with `{`, `[` or `"`, standard input when it is `-` or left out, and a file otherwise
@@ -43,12 +45,14 @@ mod approval;
 mod call_cmd;
 mod cards;
 mod catalog_cmd;
+mod durability;
 mod input;
 mod interrupt;
 mod list_cmd;
 mod mcp_cmd;
 mod mcp_flag;
 mod repl_cmd;
+mod resume_cmd;
 mod run_cmd;
 mod schema_cmd;
 mod sdk_cmd;
@@ -68,6 +72,7 @@ pub use list_cmd::ListArgs;
 pub use mcp_cmd::{McpArgs, McpCommand, McpServeArgs};
 pub use mcp_flag::{McpFlags, split_command};
 pub use repl_cmd::ReplArgs;
+pub use resume_cmd::ResumeArgs;
 pub use run_cmd::RunArgs;
 pub use schema_cmd::{
     ArgsCommand, ArgsValidateArgs, SchemaCheckArgs, SchemaCommand, SchemaValidateArgs,
@@ -80,8 +85,11 @@ pub mod exit {
     pub const OK: u8 = 0;
     /// The input was read and is invalid.
     pub const INVALID: u8 = 1;
-    /// An input could not be read or parsed (or a schema is unusable).
+    /// An input could not be read or parsed (or a schema is unusable, or a continuation is
+    /// refused).
     pub const BAD_INPUT: u8 = 2;
+    /// The run suspended at a call awaiting approval (`run --suspend`, `resume --suspend`).
+    pub const SUSPENDED: u8 = 3;
 }
 
 /// `dsh-tools`: inspect the example tools and check schemas, values and tool arguments.
@@ -112,6 +120,8 @@ pub enum Command {
     Sdk(SdkArgs),
     /// Run a Code Mode program (TypeScript) against the example tools in the QuickJS sandbox.
     Run(RunArgs),
+    /// Continue a run that `run --suspend` suspended, approving or denying its pending calls.
+    Resume(ResumeArgs),
     /// Type programs (each ending at a line holding only `.`) and see their output, again.
     Repl(ReplArgs),
     /// The MCP bridge: serve the example tools as an MCP server.
@@ -129,6 +139,7 @@ impl Command {
             Self::Call(args) => call_cmd::run(args),
             Self::Sdk(args) => sdk_cmd::run(args),
             Self::Run(args) => run_cmd::run(args),
+            Self::Resume(args) => resume_cmd::run(args),
             Self::Repl(args) => repl_cmd::run(args),
             Self::Mcp(args) => mcp_cmd::run(args),
         }
@@ -142,6 +153,8 @@ pub struct Report {
     pub output: String,
     /// `false` when the input was invalid (exit status 1).
     pub passed: bool,
+    /// The run suspended (exit status 3).
+    pub suspended: bool,
 }
 
 impl Report {
@@ -150,6 +163,7 @@ impl Report {
         Self {
             output: document.to_string(),
             passed,
+            suspended: false,
         }
     }
 
@@ -161,7 +175,13 @@ impl Report {
 
     /// The exit status the report stands for.
     pub fn exit_status(&self) -> u8 {
-        if self.passed { exit::OK } else { exit::INVALID }
+        if self.suspended {
+            exit::SUSPENDED
+        } else if self.passed {
+            exit::OK
+        } else {
+            exit::INVALID
+        }
     }
 }
 

@@ -39,6 +39,7 @@ pub(super) fn run(args: ReplArgs) -> Result<Report, CliError> {
     Ok(Report {
         output: String::new(),
         passed: all_passed,
+        suspended: false,
     })
 }
 

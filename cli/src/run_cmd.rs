@@ -1,25 +1,34 @@
-//! `run [PROGRAM|-] [--json] [--yes]`: run a Code Mode program against the example tools in the
-//! embedded QuickJS sandbox.
+//! `run [PROGRAM|-] [--json] [--yes] [--suspend]`: run a Code Mode program against the example
+//! tools in the embedded QuickJS sandbox.
 //!
 //! Stdout gets what the model would see (the program's printed and returned output); stderr gets
 //! a compact dispatch log, one line per tool call. `--json` prints the whole `run_code` result.
 //! Ctrl-C cancels the program (its in-flight tools are cancelled too).
+//!
+//! With `--suspend`, a call that asks for approval suspends the run instead of prompting: the
+//! command prints the pending calls and the continuation (with `--json`:
+//! `{"suspended": {"continuation": "...", "pending": [...]}}`) and exits with status 3;
+//! `dsh-tools resume` continues it (see [`crate::resume_cmd`]).
 
+use std::io::IsTerminal as _;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use clap::Args;
 use dsh_tools::exec::ToolExecutionInput;
 use dsh_tools_runtime::PresentationMode;
+use dsh_tools_runtime::code::durable::{
+    ContinuationError, Decision, Durability, Resume, RunOutcome,
+};
 use dsh_tools_runtime::code::quickjs::{QuickJsConfig, QuickJsRuntime};
 use dsh_tools_runtime::code::{CodeDispatchEvent, CodeEventSink};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use crate::call_cmd::host_registry_in;
-use crate::interrupt;
 use crate::mcp_flag::McpFlags;
 use crate::{CliError, Input, Report};
+use crate::{cards, interrupt};
 
 /// Arguments of `run`.
 #[derive(Debug, Args)]
@@ -32,6 +41,9 @@ pub struct RunArgs {
     /// Approve tool calls that ask for approval (writes, shell commands).
     #[arg(long)]
     pub yes: bool,
+    /// Suspend the run at a call that asks for approval: print its continuation and exit 3.
+    #[arg(long)]
+    pub suspend: bool,
     /// MCP servers whose tools programs can call too (`tools.mcp__s1__<tool>`, …).
     #[command(flatten)]
     pub mcp: McpFlags,
@@ -43,19 +55,48 @@ struct DispatchLog(Mutex<Vec<String>>);
 
 impl CodeEventSink for DispatchLog {
     fn append(&self, event: CodeDispatchEvent) {
-        if let CodeDispatchEvent::Settled {
-            sub_call_id,
-            name,
-            is_error,
-            ..
-        } = event
-        {
-            let status = if is_error { "error" } else { "ok" };
-            self.0
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .push(format!("{sub_call_id} {name} {status}"));
-        }
+        let line = match event {
+            CodeDispatchEvent::Settled {
+                sub_call_id,
+                name,
+                is_error,
+                ..
+            } => {
+                let status = if is_error { "error" } else { "ok" };
+                format!("{sub_call_id} {name} {status}")
+            }
+            CodeDispatchEvent::Replayed {
+                sub_call_id, name, ..
+            } => format!("{sub_call_id} {name} replayed"),
+            CodeDispatchEvent::Suspended {
+                parent_call_id,
+                pending,
+                ..
+            } => format!(
+                "{parent_call_id} suspended: {} awaits a decision",
+                pending.join(", ")
+            ),
+            CodeDispatchEvent::Resumed {
+                parent_call_id,
+                journaled,
+                approved,
+                denied,
+                ..
+            } => {
+                let decided = approved
+                    .iter()
+                    .map(|id| format!("{id} approved"))
+                    .chain(denied.iter().map(|id| format!("{id} denied")))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                format!("{parent_call_id} resumed: {journaled} journaled calls replay; {decided}")
+            }
+            _ => return,
+        };
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(line);
     }
 }
 
@@ -111,12 +152,134 @@ impl CodeHost {
             agent.dispose();
             result
         });
+        self.print_log();
+        result
+    }
+
+    /// Runs a program with suspension enabled, or resumes a continuation; prints the dispatch
+    /// log on stderr. Ctrl-C cancels the run.
+    pub(crate) fn run_durable(
+        &mut self,
+        start: Durable,
+        durability: &Durability,
+    ) -> Result<RunOutcome, ContinuationError> {
+        let registry = &self.registry;
+        self.runs += 1;
+        let id = format!("run-{}", self.runs);
+        let outcome = self.runtime.block_on(async {
+            let agent = registry.scope();
+            let cancel = CancellationToken::new();
+            let outcome = match start {
+                Durable::Program(program) => {
+                    let mut call = ToolExecutionInput::new(
+                        id,
+                        dsh_tools_runtime::code::RUN_CODE_NAME,
+                        json!({"code": program, "description": "Run a program from the command line"}),
+                    );
+                    call.agent = Some(agent.id());
+                    call.cancel = cancel.clone();
+                    let run = registry.run_code_suspendable(call, durability);
+                    Ok(interrupt::cancellable(&cancel, run).await)
+                }
+                Durable::Resume {
+                    continuation,
+                    decision,
+                    suspend,
+                } => {
+                    let mut resume = Resume::new(decision)
+                        .for_agent(agent.id())
+                        .with_cancellation(cancel.clone());
+                    if suspend {
+                        resume = resume.suspendable();
+                    }
+                    let run = registry.resume_code(&continuation, resume, durability);
+                    interrupt::cancellable(&cancel, run).await
+                }
+            };
+            agent.dispose();
+            outcome
+        });
+        self.print_log();
+        outcome
+    }
+
+    fn print_log(&self) {
         let lines = std::mem::take(&mut *self.log.0.lock().unwrap_or_else(PoisonError::into_inner));
         for line in lines {
             eprintln!("dsh-tools: {line}");
         }
-        result
     }
+}
+
+/// What a durable run starts from.
+pub(crate) enum Durable {
+    /// A program, run with suspension enabled.
+    Program(String),
+    /// A continuation, resumed with a decision.
+    Resume {
+        continuation: String,
+        decision: Decision,
+        /// Whether a later call that asks suspends the run again.
+        suspend: bool,
+    },
+}
+
+/// The report of a completed `run_code` call: what the model would see, or (`json`) the whole
+/// result.
+pub(crate) fn completed_report(
+    result: &dsh_tools::exec::ToolExecutionResult,
+    json: bool,
+) -> Result<Report, CliError> {
+    let output = if json {
+        serde_json::to_value(result)
+            .map_err(|e| CliError::new(format!("cannot serialize the result: {e}")))?
+            .to_string()
+    } else {
+        result_text(result)
+    };
+    Ok(Report {
+        output,
+        passed: !result.is_error(),
+        suspended: false,
+    })
+}
+
+/// The report of a durable run's outcome: completed as above, or suspended (exit status 3).
+pub(crate) fn outcome_report(outcome: RunOutcome, json: bool) -> Result<Report, CliError> {
+    let (continuation, pending) = match outcome {
+        RunOutcome::Completed(result) => return completed_report(&result, json),
+        RunOutcome::Suspended {
+            continuation,
+            pending,
+        } => (continuation, pending),
+    };
+    let output = if json {
+        json!({"suspended": {"continuation": continuation, "pending": pending}}).to_string()
+    } else {
+        let palette = cards::Palette::for_terminal(std::io::stdout().is_terminal());
+        let mut text = String::new();
+        for call in &pending {
+            let reason = call
+                .reason
+                .as_deref()
+                .map(|r| format!(" ({r})"))
+                .unwrap_or_default();
+            text.push_str(&format!(
+                "suspended: {} tools.{} awaits a decision{reason}\n",
+                call.id, call.tool
+            ));
+            text.push_str(&cards::render_call(&call.card, palette));
+        }
+        text.push_str(&format!(
+            "continuation: {continuation}\nresume with: dsh-tools resume CONTINUATION --approve (or --deny)"
+        ));
+        text
+    };
+    Ok(Report {
+        output,
+        passed: true,
+        suspended: true,
+    })
 }
 
 /// The model-facing text of a result.
@@ -133,16 +296,13 @@ pub(super) fn result_text(result: &dsh_tools::exec::ToolExecutionResult) -> Stri
 pub(super) fn run(args: RunArgs) -> Result<Report, CliError> {
     let input = Input::new(args.program);
     let program = input.read_text()?;
-    let result = CodeHost::new(args.yes, &args.mcp)?.run(program);
-    let output = if args.json {
-        serde_json::to_value(&result)
-            .map_err(|e| CliError::new(format!("cannot serialize the result: {e}")))?
-            .to_string()
-    } else {
-        result_text(&result)
-    };
-    Ok(Report {
-        output,
-        passed: !result.is_error(),
-    })
+    let mut host = CodeHost::new(args.yes, &args.mcp)?;
+    if !args.suspend {
+        return completed_report(&host.run(program), args.json);
+    }
+    let durability = crate::durability::durability()?;
+    let outcome = host
+        .run_durable(Durable::Program(program), &durability)
+        .map_err(|e| CliError::new(e.to_string()))?;
+    outcome_report(outcome, args.json)
 }
