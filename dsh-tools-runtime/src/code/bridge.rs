@@ -35,8 +35,9 @@ type Reply = oneshot::Sender<Result<Value, String>>;
 /// A submitted sub-call waiting for its commit.
 struct Pending {
     name: String,
-    /// The logged copy of the arguments (independent of the dispatched one).
-    arguments: Value,
+    /// The logged copy of the arguments (independent of the dispatched one); `None` when the
+    /// run logs no dispatch events.
+    arguments: Option<Value>,
     reply: Reply,
 }
 
@@ -87,6 +88,7 @@ pub(crate) async fn run_code(
         reason: Mutex::new(SETTLED),
     });
     let sink = registry.event_sink().filter(|_| exec.agent.is_some());
+    let logged = sink.is_some();
     let log_chain: Vec<DispatchLogFn> = match sink {
         Some(_) => crate::pipeline::applicable::<DispatchLog, _>(&registry, &exec),
         None => Vec::new(),
@@ -125,7 +127,7 @@ pub(crate) async fn run_code(
         let _ = tokio::join!(scheduler, pump);
     });
 
-    let bindings = bindings(&registry, &exec, &run, &run_cancel);
+    let bindings = bindings(&registry, &exec, &run, &run_cancel, logged);
     let clock = registry.open_run_clock(exec.token);
     let mut request = CodeRunRequest::new(program, vec![bindings])
         .with_cancellation(run_cancel.clone())
@@ -183,12 +185,14 @@ pub(crate) async fn run_code(
     Ok(value)
 }
 
-/// One binding per visible tool of the calling agent, except `run_code` (rule 4).
+/// One binding per visible tool of the calling agent, except `run_code` (rule 4). `logged`: the
+/// run logs dispatch events, so each call keeps a copy of its arguments for its event.
 fn bindings(
     registry: &ToolRegistry,
     exec: &dsh_tools::exec::ToolExecution,
     run: &Arc<Run>,
     run_cancel: &CancellationToken,
+    logged: bool,
 ) -> BindingNamespace {
     let functions = registry
         .visible(exec.agent)
@@ -196,7 +200,7 @@ fn bindings(
         .filter(|def| def.name() != RUN_CODE_NAME)
         .map(|def| {
             let name = def.name().to_owned();
-            let function = binding(name.clone(), exec, run, run_cancel);
+            let function = binding(name.clone(), exec, run, run_cancel, logged);
             (name, function)
         })
         .collect();
@@ -215,6 +219,7 @@ fn binding(
     exec: &dsh_tools::exec::ToolExecution,
     run: &Arc<Run>,
     run_cancel: &CancellationToken,
+    logged: bool,
 ) -> BindingFn {
     let run = Arc::clone(run);
     let run_cancel = run_cancel.clone();
@@ -252,7 +257,7 @@ fn binding(
                         index,
                         Pending {
                             name: name.clone(),
-                            arguments: arguments.clone(),
+                            arguments: logged.then(|| arguments.clone()),
                             reply,
                         },
                     );
@@ -334,7 +339,7 @@ fn settle(run: &Run, ctx: &ToolRunContext, log: Option<EventLog<'_>>, event: Lan
     else {
         return;
     };
-    if let Some((sink, chain)) = log {
+    if let (Some((sink, chain)), Some(arguments)) = (log, arguments) {
         let event = CodeDispatchEvent::settled(ctx.execution(), index, &name, arguments, &result);
         emit(sink, event.shaped(chain));
     }
