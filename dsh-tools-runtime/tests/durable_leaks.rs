@@ -1,6 +1,7 @@
 //! Leaks: 1,000 suspend/resume cycles through the registry and the QuickJS sandbox leave no
 //! durable run, no tool probe, no run in progress and no Rust heap behind. Counts, not time:
-//! a counting global allocator measures the live heap, which must not grow with the cycles.
+//! a counting global allocator measures the live heap, which must not grow with the cycles
+//! (beyond the pool's one sandbox in transit: less than 16 bytes per cycle).
 //!
 //! Its own test binary, so no other test allocates while the heap is measured.
 #![cfg(feature = "code-mode")]
@@ -191,9 +192,11 @@ async fn a_thousand_suspend_resume_cycles_leave_nothing_behind() {
         "{} threads",
         live_sandbox_threads()
     );
-    // One byte per cycle would be 1,000: allow allocator and runtime noise below that.
+    // The sandbox pool tears the last sandbox down and builds the next one on its own thread
+    // while this one measures: up to about a kilobyte of Rust allocations either way. A leak of
+    // 16 bytes per cycle (16,000 over 1,000 cycles) is above that noise.
     assert!(
-        grown < 1_000,
+        grown < 16 * 1_000,
         "the live heap grew by {grown} bytes over 1,000 cycles"
     );
     eprintln!("live heap after 1,000 cycles: {grown:+} bytes");

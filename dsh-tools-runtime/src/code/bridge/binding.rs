@@ -108,7 +108,7 @@ fn binding(
                                     Pending {
                                         number,
                                         name: name.clone(),
-                                        arguments: arguments.clone(),
+                                        arguments: run.keeps_arguments.then(|| arguments.clone()),
                                         reply,
                                     },
                                 );

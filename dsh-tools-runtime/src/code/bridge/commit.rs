@@ -66,12 +66,14 @@ pub(super) fn settle(run: &Run, ctx: &ToolRunContext, log: Option<EventLog<'_>>,
         // The call a run suspended on is not journaled, nor logged as settled: it runs when
         // the run resumes.
         logged = !durable.is_suspended_call(number);
-        durable.committed(number, &name, &arguments, &result, contexts.clone());
+        if let Some(arguments) = &arguments {
+            durable.committed(number, &name, arguments, &result, contexts.clone());
+        }
     }
     for context in contexts {
         ctx.defer_context(context);
     }
-    if let Some((sink, chain)) = log.filter(|_| logged) {
+    if let (Some((sink, chain)), Some(arguments)) = (log.filter(|_| logged), arguments) {
         let event = CodeDispatchEvent::settled(ctx.execution(), number, &name, arguments, &result);
         emit(sink, event.shaped(chain));
     }

@@ -40,8 +40,9 @@ struct Pending {
     /// Its sub-call number (`<callId>:code:<number>`).
     number: usize,
     name: String,
-    /// The logged copy of the arguments (independent of the dispatched one).
-    arguments: Value,
+    /// A copy of the arguments, independent of the dispatched one, kept only when the run logs
+    /// dispatch events or journals its calls (a durable run).
+    arguments: Option<Value>,
     reply: Reply,
 }
 
@@ -64,6 +65,9 @@ struct Run {
     reason: Mutex<&'static str>,
     /// The durable side of a suspendable or resumed run.
     durable: Option<Arc<DurableRun>>,
+    /// Whether each call keeps a copy of its arguments (for its dispatch event, or its journal
+    /// entry).
+    keeps_arguments: bool,
 }
 
 impl Run {
@@ -149,6 +153,7 @@ pub(crate) async fn run_code(
         replies: Mutex::new(HashMap::new()),
         over,
         reason: Mutex::new(SETTLED),
+        keeps_arguments: sink.is_some() || durable.is_some(),
         durable: durable.as_ref().map(|(run, _)| Arc::clone(run)),
     });
     if let (Some(durable), Some(sink)) = (&run.durable, &sink)
