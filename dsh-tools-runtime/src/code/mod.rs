@@ -33,7 +33,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock};
 
 use dsh_tools::ToolDefinition;
-use dsh_tools::exec::{ExecutionToken, ScopeId, ToolExecution};
+use dsh_tools::exec::ScopeId;
 
 pub use clock::{ClockPause, RunClock};
 pub use dispatch_log::{DispatchLog, DispatchLogEntry, DispatchLogFn, dispatch_log_fn};
@@ -51,14 +51,11 @@ pub use transport::{
 };
 
 use crate::ToolNotFoundError;
-use crate::approval::{ApprovalOutcome, ApprovalScope};
-use crate::hooks::{ApprovalGate, ApprovalWait, Ask, RunApproval};
 use crate::registry::{
     PresentationMode, PromptError, PromptSurface, Registration, ReservedName, Scope,
     ScopeExtension, ToolRegistry, WeakRegistry,
 };
 use durable::DurableStart;
-use runs::LiveRun;
 
 /// The names Code Mode holds in every mode.
 const RESERVED: &[ReservedName] = &[ReservedName {
@@ -70,64 +67,11 @@ inventory::submit! {
     crate::registry::Builtin { install }
 }
 
-/// Gives a new registry Code Mode: its scope extension, its approval-wait hook (a sub-call
-/// waiting for a person pauses its run's clock), its approval gate (a tool approved for the
-/// run is not asked about again; a durable run's sub-call is answered by the resumption's
-/// decision, or suspends the run) and its run-approval listener (remembers those tools).
+/// Gives a new registry Code Mode: its scope extension and the hooks through which its runs
+/// take part in approval (see [`runs::install_hooks`]).
 fn install(registry: &ToolRegistry) {
     let state = Arc::new(CodeMode::new(registry.downgrade()));
-    let runs = Arc::clone(&state.runs);
-    registry
-        .add_hook::<ApprovalWait>(Arc::new(move |exec: &ToolExecution| {
-            let parent = exec.parent?;
-            let clock = runs
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .get(&parent)?
-                .clock
-                .clone();
-            Some(Box::new(clock.pause()) as Box<dyn Any + Send>)
-        }))
-        .keep();
-    let runs = Arc::clone(&state.runs);
-    registry
-        .add_hook::<ApprovalGate>(Arc::new(move |ask: &Ask<'_>| {
-            let parent = ask.exec.parent?;
-            let (grants, durable) = {
-                let runs = runs.lock().unwrap_or_else(PoisonError::into_inner);
-                let run = runs.get(&parent)?;
-                (Arc::clone(&run.grants), run.durable.clone())
-            };
-            let granted = ask.widest >= ApprovalScope::Run
-                && grants
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .contains(&*ask.exec.name);
-            if granted {
-                return Some(Box::pin(std::future::ready(ApprovalOutcome::AllowedOnce)));
-            }
-            durable?.gate(ask)
-        }))
-        .keep();
-    let runs = Arc::clone(&state.runs);
-    registry
-        .add_hook::<RunApproval>(Arc::new(move |exec: &ToolExecution| {
-            let Some(parent) = exec.parent else {
-                return;
-            };
-            let grants = runs
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .get(&parent)
-                .map(|run| Arc::clone(&run.grants));
-            if let Some(grants) = grants {
-                grants
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .insert(exec.name.to_string());
-            }
-        }))
-        .keep();
+    runs::install_hooks(registry, &state.runs);
     registry.install_extension(state);
 }
 
@@ -148,7 +92,7 @@ pub(crate) struct CodeMode {
     /// The SDK section per scope (`None` = the global view), freed when the scope is disposed.
     sdk_cache: Mutex<HashMap<Option<ScopeId>, CachedSdk>>,
     /// The `run_code` executions in progress, by execution token (a sub-call's `parent`).
-    runs: Arc<Mutex<HashMap<ExecutionToken, LiveRun>>>,
+    runs: runs::Runs,
     /// Durable starts waiting for their `run_code` execution, by call id.
     durable_starts: Mutex<HashMap<String, DurableStart>>,
 }

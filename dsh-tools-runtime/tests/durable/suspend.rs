@@ -100,3 +100,38 @@ async fn a_suspension_is_not_a_failure_the_model_sees() {
     assert!(text.contains("writes need a person"), "{text}");
     assert_eq!(host.runs_of("write"), 0);
 }
+
+#[tokio::test]
+async fn the_prompt_tells_the_model_nothing_about_suspension() {
+    let host = Host::new();
+    let before = host.registry.prompt(Some(host.agent.id())).unwrap();
+    let (continuation, _) = suspended(host.start("await tools.write({ path: 'x' });").await);
+    let _ = host
+        .resume(
+            &continuation,
+            dsh_tools_runtime::code::durable::Decision::APPROVE,
+            false,
+        )
+        .await
+        .unwrap();
+    let after = host.registry.prompt(Some(host.agent.id())).unwrap();
+    assert_eq!(before, after);
+    let text: String = after
+        .sections
+        .iter()
+        .map(|section| section.text.to_lowercase())
+        .chain(
+            after
+                .tools
+                .iter()
+                .map(|tool| tool.description.to_lowercase()),
+        )
+        .collect();
+    assert!(
+        text.contains("run_code") || text.contains("tools."),
+        "a Code Mode prompt: {text}"
+    );
+    for word in ["suspend", "continuation", "resum", "journal", "replay"] {
+        assert!(!text.contains(word), "the prompt mentions {word:?}");
+    }
+}
