@@ -5,11 +5,15 @@
 mod bridge;
 pub mod clock;
 pub mod events;
+pub mod flavour;
 mod host_work;
+#[cfg(feature = "python")]
+pub mod monty;
 pub mod prompt;
 pub mod quickjs;
 pub mod runtime;
 pub mod sdk;
+pub mod sdk_py;
 pub mod strip;
 pub mod transport;
 
@@ -50,7 +54,8 @@ type SdkCache = std::collections::HashMap<Option<dsh_tools::exec::ScopeId>, (u64
 pub(crate) struct CodeState {
     runtime: RwLock<Option<Arc<dyn CodeRuntime>>>,
     sink: RwLock<Option<Arc<dyn CodeEventSink>>>,
-    transport: OnceLock<Option<ToolDefinition>>,
+    /// The `run_code` transport per [flavour](flavour::FLAVOURS), built on first use.
+    transports: [OnceLock<Option<ToolDefinition>>; flavour::FLAVOURS.len()],
     /// The SDK section per scope, with the registry generation it was built at.
     sdk_cache: std::sync::Mutex<SdkCache>,
     /// The clocks of the `run_code` executions in progress, by execution token: a sub-call's
@@ -88,6 +93,13 @@ pub(crate) fn missing_runtime_message(mode: PresentationMode) -> String {
 impl ToolRegistry {
     /// Mounts the code runtime Code Mode programs run in.
     pub fn set_code_runtime(&self, runtime: Arc<dyn CodeRuntime>) {
+        // The SDK section is in the runtime's language.
+        self.inner
+            .code
+            .sdk_cache
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clear();
         *self
             .inner
             .code
@@ -182,15 +194,19 @@ impl ToolRegistry {
             .clone()
     }
 
-    /// The shared `run_code` transport (the same definition for every code-mode scope).
+    /// The shared `run_code` transport (the same definition for every code-mode scope), in the
+    /// flavour of the mounted runtime's language (TypeScript when none is mounted).
     pub(crate) fn transport(&self) -> Option<ToolDefinition> {
-        self.inner
-            .code
-            .transport
+        let runtime = self.code_runtime();
+        let index = flavour::index_or_typescript(runtime.as_deref().map(|r| r.language()));
+        self.inner.code.transports[index]
             .get_or_init(|| {
-                transport::run_code_definition(Arc::downgrade(&self.inner))
-                    .inspect_err(|e| tracing::error!("run_code transport is invalid: {e}"))
-                    .ok()
+                transport::run_code_definition(
+                    Arc::downgrade(&self.inner),
+                    &flavour::FLAVOURS[index],
+                )
+                .inspect_err(|e| tracing::error!("run_code transport is invalid: {e}"))
+                .ok()
             })
             .clone()
     }

@@ -4,15 +4,13 @@
 use dsh_tools::ToolSchemaWire;
 use dsh_tools::exec::ScopeId;
 
-use super::sdk::{render_tools_sdk, sdk_tool_from};
+use super::flavour::flavour;
+use super::sdk::sdk_tool_from;
 use crate::RUN_CODE_NAME;
 use crate::registry::{PresentationMode, ToolRegistry};
 
 /// The collapse rule shown to a scope in `code` mode.
 pub const CODE_ONLY_TEXT: &str = "`run_code` is the only tool you can call directly: a call naming any other tool fails. Every tool declared in the SDK below is reached from inside a `run_code` program, as `await tools.name(args)`.";
-
-/// The languages an SDK renderer exists for (a second language is one more entry).
-const RENDERERS: &[&str] = &["typescript"];
 
 /// One prompt section.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,7 +43,7 @@ pub enum PromptError {
     MissingRuntime(String),
     /// The runtime's language has no SDK renderer.
     #[error(
-        "dsh-tools: no SDK renderer registered for runtime language \"{0}\" (known: \"typescript\")"
+        "dsh-tools: no SDK renderer registered for runtime language \"{0}\" (known: \"typescript\", \"python\")"
     )]
     UnknownLanguage(String),
 }
@@ -72,16 +70,16 @@ impl ToolRegistry {
         let runtime = self
             .code_runtime()
             .ok_or_else(|| PromptError::MissingRuntime(super::missing_runtime_message(mode)))?;
-        if !RENDERERS.contains(&runtime.language()) {
+        let Some(flavour) = flavour(runtime.language()) else {
             return Err(PromptError::UnknownLanguage(runtime.language().to_owned()));
-        }
+        };
         let sdk = self.cached_sdk(scope, || {
             let sdk_tools: Vec<_> = visible
                 .iter()
                 .filter(|d| d.name() != RUN_CODE_NAME)
                 .map(sdk_tool_from)
                 .collect();
-            render_tools_sdk(&sdk_tools)
+            (flavour.render_sdk)(&sdk_tools)
         });
         let mut sections = Vec::new();
         if mode == PresentationMode::Code {
