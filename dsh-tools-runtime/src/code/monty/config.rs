@@ -23,6 +23,8 @@ pub const DEFAULT_MAX_VALUE_DEPTH: usize = 1024;
 pub const DEFAULT_MAX_ALLOCATION_BYTES: usize = 64 * 1024 * 1024;
 /// Default [`MontyConfig::thread_stack_bytes`]: 64 MiB of (lazily committed) address space.
 pub const DEFAULT_THREAD_STACK_BYTES: usize = 64 * 1024 * 1024;
+/// Default [`MontyConfig::idle_threads`]: 2.
+pub const DEFAULT_IDLE_THREADS: usize = 2;
 /// Default [`WorkerConfig::memory_limit_bytes`]: 64 MiB.
 pub const DEFAULT_WORKER_MEMORY_LIMIT_BYTES: usize = 64 * 1024 * 1024;
 /// Default [`WorkerConfig::workers`]: 2 started ahead.
@@ -122,6 +124,9 @@ pub struct MontyConfig {
     /// Stack size of the threads programs run on (default 64 MiB, at least 16 MiB + 4 KiB per
     /// recursion level + 128 bytes per source byte). Address space only.
     pub thread_stack_bytes: usize,
+    /// In process: idle threads kept for the next runs (default 2, at most 64; 0 ends every
+    /// thread after its run).
+    pub idle_threads: usize,
     /// Where programs run (default: in this process).
     pub isolation: Isolation,
 }
@@ -139,6 +144,7 @@ impl Default for MontyConfig {
             max_value_depth: DEFAULT_MAX_VALUE_DEPTH,
             max_allocation_bytes: DEFAULT_MAX_ALLOCATION_BYTES,
             thread_stack_bytes: DEFAULT_THREAD_STACK_BYTES,
+            idle_threads: DEFAULT_IDLE_THREADS,
             isolation: Isolation::InProcess,
         }
     }
@@ -250,6 +256,9 @@ impl MontyConfig {
                 )
             },
         )?;
+        check(self.idle_threads <= 64, "idle_threads", || {
+            format!("must be at most 64, got {}", self.idle_threads)
+        })?;
         if let Isolation::Workers(workers) = &self.isolation {
             check(
                 workers.memory_limit_bytes >= MIB,

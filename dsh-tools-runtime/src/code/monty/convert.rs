@@ -67,6 +67,12 @@ fn describe(obj: &MontyObject) -> String {
         MontyObject::FrozenSet(_) => "a frozenset".to_owned(),
         MontyObject::Bytes(_) => "bytes".to_owned(),
         MontyObject::Cycle(..) => "a value that contains itself".to_owned(),
+        // The interpreter exports containers as deep as its recursion limit, and marks deeper
+        // ones so.
+        MontyObject::Repr(text) if text == "<deeply nested>" => {
+            "nested deeper than the interpreter's recursion limit".to_owned()
+        }
+        MontyObject::Repr(text) => format!("an object ({text})"),
         MontyObject::Function { name, .. } => format!("the function {name}"),
         MontyObject::Exception { exc_type, .. } => format!("an exception ({exc_type})"),
         other => format!("a value of type {}", other.type_name()),

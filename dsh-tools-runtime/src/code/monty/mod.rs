@@ -79,11 +79,11 @@ use super::runtime::{CodeRunRequest, CodeRunResult, CodeRuntime, CodeRuntimeErro
 
 pub use check::{AVAILABLE_MODULES, Finding, check_program};
 pub use config::{
-    DEFAULT_CPU_BUDGET, DEFAULT_MAX_ALLOCATION_BYTES, DEFAULT_MAX_CALLS_IN_FLIGHT,
-    DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_MAX_RECURSION_DEPTH, DEFAULT_MAX_SOURCE_BYTES,
-    DEFAULT_MAX_TOOL_CALLS, DEFAULT_MAX_VALUE_DEPTH, DEFAULT_THREAD_STACK_BYTES,
-    DEFAULT_WALL_CLOCK, DEFAULT_WORKER_MEMORY_LIMIT_BYTES, DEFAULT_WORKERS, Isolation, MontyConfig,
-    MontyConfigError, WorkerConfig,
+    DEFAULT_CPU_BUDGET, DEFAULT_IDLE_THREADS, DEFAULT_MAX_ALLOCATION_BYTES,
+    DEFAULT_MAX_CALLS_IN_FLIGHT, DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_MAX_RECURSION_DEPTH,
+    DEFAULT_MAX_SOURCE_BYTES, DEFAULT_MAX_TOOL_CALLS, DEFAULT_MAX_VALUE_DEPTH,
+    DEFAULT_THREAD_STACK_BYTES, DEFAULT_WALL_CLOCK, DEFAULT_WORKER_MEMORY_LIMIT_BYTES,
+    DEFAULT_WORKERS, Isolation, MontyConfig, MontyConfigError, WorkerConfig,
 };
 pub use inproc::CANCELLED_MESSAGE;
 pub use serve::{WorkerAllocator, serve_worker};
@@ -109,9 +109,6 @@ pub struct MontyRuntime {
     backend: Backend,
 }
 
-/// Idle threads an in-process runtime keeps.
-const KEEP_IDLE_THREADS: usize = 2;
-
 impl MontyRuntime {
     /// A runtime with these limits (validated). With [`Isolation::Workers`] the workers are
     /// started now.
@@ -120,7 +117,7 @@ impl MontyRuntime {
         let backend = match &config.isolation {
             Isolation::InProcess => Backend::InProcess(threads::Threads::new(
                 config.thread_stack_bytes,
-                KEEP_IDLE_THREADS,
+                config.idle_threads,
             )),
             Isolation::Workers(workers) => {
                 Backend::Workers(workers::WorkerPool::new(workers.clone()))

@@ -1,0 +1,4 @@
+# expect: memory-limit: memory limit reached
+s = "x"
+while True:
+    s = s + s
