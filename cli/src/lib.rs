@@ -8,9 +8,9 @@
 //! dsh-tools schema validate --schema S [VALUE|-]   # validate a value (paths rooted at `value`)
 //! dsh-tools args validate --schema S [ARGS|-]      # validate tool arguments (parameter-root paths)
 //! dsh-tools call NAME [ARGS|-] [--yes]             # run an example tool through the full pipeline
-//! dsh-tools sdk [ts-type [SCHEMA|-] | render [TOOLS|-]]  # the Code Mode SDK (TypeScript text)
-//! dsh-tools run [PROGRAM|-] [--json] [--yes]       # run a Code Mode program in QuickJS
-//! dsh-tools repl [--yes]                           # programs ending at a `.` line, one by one
+//! dsh-tools sdk [--language L] [ts-type [SCHEMA|-] | py-type [SCHEMA|-] | render [TOOLS|-]]  # the Code Mode SDK
+//! dsh-tools run [PROGRAM|-] [--language L] [--json] [--yes]  # run a Code Mode program (QuickJS or Monty)
+//! dsh-tools repl [--language L] [--yes]            # programs ending at a `.` line, one by one
 //! dsh-tools mcp serve [--http ADDR] [--yes]        # the example tools as an MCP server
 //! ```
 //!
@@ -24,6 +24,10 @@
 //! `dsh-tools: <input>: <reason>` line on stderr. An input given as `-` or left out is read from
 //! standard input.
 //!
+//! Programs are TypeScript (run in QuickJS) or Python (run on the Monty interpreter, in worker
+//! processes of this same binary): `--language typescript|python`, or a `.py` program file
+//! ([`Language`]).
+//!
 //! Each command lives in a module of its own exposing its clap arguments and a
 //! `run(args) -> Result<Report, CliError>`; a new command is one more module and one more
 //! [`Command`] variant.
@@ -35,6 +39,7 @@ extern crate dsh_tools_examples as _;
 mod call_cmd;
 mod catalog_cmd;
 mod input;
+mod language;
 mod list_cmd;
 mod mcp_cmd;
 mod mcp_flag;
@@ -53,6 +58,7 @@ use serde_json::{Value, json};
 pub use call_cmd::{CallArgs, host_registry, host_registry_in};
 pub use catalog_cmd::{CatalogArgs, example_catalog};
 pub use input::Input;
+pub use language::{Language, WORKER_ARGUMENT};
 pub use list_cmd::ListArgs;
 pub use mcp_cmd::{McpArgs, McpCommand, McpServeArgs};
 pub use mcp_flag::{McpFlags, split_command};
@@ -97,9 +103,9 @@ pub enum Command {
     Catalog(CatalogArgs),
     /// Run an example tool through the full pipeline and print its result.
     Call(CallArgs),
-    /// Print the Code Mode SDK (TypeScript) of the example tools, of one schema, or of a list.
+    /// Print the Code Mode SDK (TypeScript or Python) of the example tools, of one schema, or of a list.
     Sdk(SdkArgs),
-    /// Run a Code Mode program (TypeScript) against the example tools in the QuickJS sandbox.
+    /// Run a Code Mode program (TypeScript in QuickJS, Python on Monty) against the example tools.
     Run(RunArgs),
     /// Type programs (each ending at a line holding only `.`) and see their output, again.
     Repl(ReplArgs),

@@ -1,5 +1,5 @@
-//! `run [PROGRAM|-] [--json] [--yes]`: run a Code Mode program against the example tools in the
-//! embedded QuickJS sandbox.
+//! `run [PROGRAM|-] [--language L] [--json] [--yes]`: run a Code Mode program against the
+//! example tools — TypeScript in the embedded QuickJS sandbox, Python on the Monty interpreter.
 //!
 //! Stdout gets what the model would see (the program's printed and returned output); stderr gets
 //! a compact dispatch log, one line per tool call. `--json` prints the whole `run_code` result.
@@ -10,19 +10,21 @@ use std::sync::{Arc, Mutex, PoisonError};
 use clap::Args;
 use dsh_tools::exec::ToolExecutionInput;
 use dsh_tools_runtime::PresentationMode;
-use dsh_tools_runtime::code::quickjs::{QuickJsConfig, QuickJsRuntime};
 use dsh_tools_runtime::code::{CodeDispatchEvent, CodeEventSink};
 use serde_json::json;
 
 use crate::call_cmd::host_registry_in;
 use crate::mcp_flag::McpFlags;
-use crate::{CliError, Input, Report};
+use crate::{CliError, Input, Language, Report};
 
 /// Arguments of `run`.
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// The program (TypeScript, the body of an async function), or `-` / nothing for stdin.
+    /// The program (the body of an async function), or `-` / nothing for stdin.
     pub program: Option<PathBuf>,
+    /// The program's language (default: python for a `.py` file, else typescript).
+    #[arg(long, value_enum)]
+    pub language: Option<Language>,
     /// Print the whole outcome as JSON instead of the program's output.
     #[arg(long)]
     pub json: bool,
@@ -56,7 +58,8 @@ impl CodeEventSink for DispatchLog {
     }
 }
 
-/// The Code Mode host of `run` and `repl`: the example tools in code mode, QuickJS, a dispatch log.
+/// The Code Mode host of `run` and `repl`: the example tools in code mode, the runtime of the
+/// program language, a dispatch log.
 pub(super) struct CodeHost {
     runtime: tokio::runtime::Runtime,
     registry: dsh_tools_runtime::ToolRegistry,
@@ -67,15 +70,13 @@ pub(super) struct CodeHost {
 }
 
 impl CodeHost {
-    pub(super) fn new(yes: bool, mcp: &McpFlags) -> Result<Self, CliError> {
+    pub(super) fn new(yes: bool, mcp: &McpFlags, language: Language) -> Result<Self, CliError> {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .map_err(|e| CliError::new(format!("cannot start the async runtime: {e}")))?;
         let registry = host_registry_in(PresentationMode::Code, yes)?;
-        let sandbox = QuickJsRuntime::new(QuickJsConfig::default())
-            .map_err(|e| CliError::new(format!("cannot configure the sandbox: {e}")))?;
-        registry.set_code_runtime(Arc::new(sandbox));
+        registry.set_code_runtime(language.runtime()?);
         let log = Arc::new(DispatchLog::default());
         registry.set_code_event_sink(log.clone());
         let imports = runtime.block_on(mcp.import(&registry))?;
@@ -126,9 +127,10 @@ pub(super) fn result_text(result: &dsh_tools::exec::ToolExecutionResult) -> Stri
 
 /// Runs the program through `run_code`.
 pub(super) fn run(args: RunArgs) -> Result<Report, CliError> {
+    let language = Language::choose(args.language, args.program.as_deref());
     let input = Input::new(args.program);
     let program = input.read_text()?;
-    let result = CodeHost::new(args.yes, &args.mcp)?.run(program);
+    let result = CodeHost::new(args.yes, &args.mcp, language)?.run(program);
     let output = if args.json {
         serde_json::to_value(&result)
             .map_err(|e| CliError::new(format!("cannot serialize the result: {e}")))?
