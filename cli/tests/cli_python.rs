@@ -85,7 +85,8 @@ fn unsupported_python_is_reported_before_running_and_limits_hold() {
 #[test]
 fn the_python_repl_runs_each_program_afresh() {
     let dir = tempfile::tempdir().unwrap();
-    let input = "x = 41\nreturn x + 1\n.\ntry:\n    return x\nexcept NameError:\n    return 'fresh'\n.\n";
+    let input =
+        "x = 41\nreturn x + 1\n.\ntry:\n    return x\nexcept NameError:\n    return 'fresh'\n.\n";
     let (code, stdout, stderr) = dsh(dir.path(), &["repl", "--language", "python"], input);
     assert_eq!(code, 0, "{stderr}");
     let lines: Vec<&str> = stdout.lines().collect();
