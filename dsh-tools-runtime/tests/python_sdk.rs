@@ -267,9 +267,13 @@ fn every_module_parses_with_python_ast() {
 
 #[test]
 fn hostile_names_and_descriptions_stay_inside_their_literals() {
+    // Each payload, if it escaped its literal or comment, would end the module with status 7.
     let hostile = [
-        "\"\"\"; import os; \"\"\"",
-        "x\"\"\"\nimport os\n#",
+        "\"\"\"; raise SystemExit(7); \"\"\"",
+        "x\"\"\"\nraise SystemExit(7)\n#",
+        "\"; raise SystemExit(7); \"",
+        "\\\"; raise SystemExit(7) #",
+        "]; raise SystemExit(7) #",
         "back\\slash\\",
         "\u{202e}rtl\u{2066}\u{0}nul\r\ncr",
         "a\u{2028}b\u{85}c",
@@ -281,10 +285,16 @@ fn hostile_names_and_descriptions_stay_inside_their_literals() {
         "__x",
         "_private",
     ];
-    let tools: Vec<SdkTool> = hostile
+    // Every payload as a tool name (reached by subscript, declared in a comment) and as the
+    // description of a method (a docstring), a field (a comment) and values (literals).
+    let names = hostile
         .iter()
-        .map(|text| SdkTool {
-            name: (*text).to_owned(),
+        .map(|text| (*text).to_owned())
+        .chain((0..hostile.len()).map(|i| format!("method_{i}")));
+    let tools: Vec<SdkTool> = names
+        .zip(hostile.iter().cycle())
+        .map(|(name, text)| SdkTool {
+            name,
             description: (*text).to_owned(),
             parameters: json!({
                 "type": "object",
@@ -311,10 +321,6 @@ fn hostile_names_and_descriptions_stay_inside_their_literals() {
         "{}\n{sdk}",
         String::from_utf8_lossy(&output.stderr)
     );
-    for line in sdk.lines() {
-        let code = line.trim_start();
-        assert!(!code.starts_with("import os"), "injected line: {line}");
-    }
     if let Some(mypy) = mypy() {
         let errors = run_mypy(&mypy, &dir, &["sdk.py".to_owned()]);
         assert!(
