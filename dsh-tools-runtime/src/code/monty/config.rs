@@ -98,9 +98,10 @@ impl WorkerConfig {
 /// | tool calls | `call-limit` (when uncaught) | `tool call limit reached (<n> calls per run)` |
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MontyConfig {
-    /// Interpreter time a program may use (default 5 s): the interpreter's own clock, running
-    /// only while it executes Python (never while the program waits for tools). Enforced by
-    /// the interpreter, uncatchable.
+    /// Interpreter time a program may use (default 5 s): the interpreter's own clock, which runs
+    /// only while it executes Python (never while the program waits for tools). It is wall
+    /// time, not CPU time: on a loaded machine a descheduled program is charged too. Enforced
+    /// by the interpreter, uncatchable.
     pub cpu_budget: Duration,
     /// Wall-clock ceiling of a run (default 30 s), tool calls included; enforced from outside
     /// the interpreter.
