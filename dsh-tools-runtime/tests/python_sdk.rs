@@ -544,3 +544,60 @@ fn section_shape_and_determinism() {
     }
     assert!(!first.contains("TypeScript"));
 }
+
+/// A runtime that only names its language: the prompt needs nothing else.
+struct Named(&'static str);
+
+impl dsh_tools_runtime::code::CodeRuntime for Named {
+    fn language(&self) -> &str {
+        self.0
+    }
+
+    fn isolation(&self) -> &str {
+        "none"
+    }
+
+    fn run(
+        &self,
+        _: dsh_tools_runtime::code::CodeRunRequest,
+    ) -> dsh_tools::definition::BoxFuture<
+        'static,
+        Result<dsh_tools_runtime::code::CodeRunResult, dsh_tools_runtime::code::CodeRuntimeError>,
+    > {
+        Box::pin(async { Ok(dsh_tools_runtime::code::CodeRunResult::default()) })
+    }
+}
+
+/// The SDK section and the `run_code` texts follow the mounted runtime's language, whichever
+/// runtime speaks it; an unknown language fails the prompt, naming the known ones.
+#[test]
+fn the_runtime_language_picks_the_flavour() {
+    use dsh_tools_runtime::{PresentationMode, RegistryConfig, ToolRegistry};
+    let registry = ToolRegistry::with_config(RegistryConfig {
+        mode: PresentationMode::Code,
+        ..RegistryConfig::default()
+    });
+    let text_of = |registry: &ToolRegistry| {
+        let surface = registry.prompt(None).unwrap();
+        let sdk = surface
+            .sections
+            .iter()
+            .find(|s| s.name == "tools:sdk")
+            .unwrap()
+            .text
+            .clone();
+        let wire = serde_json::to_value(&surface.tools[0]).unwrap();
+        (sdk, wire["description"].as_str().unwrap().to_owned())
+    };
+    registry.set_code_runtime(std::sync::Arc::new(Named("python")));
+    let (sdk, description) = text_of(&registry);
+    assert!(sdk.contains("```python\n") && description.starts_with("Execute a Python program"));
+    registry.set_code_runtime(std::sync::Arc::new(Named("typescript")));
+    let (sdk, description) = text_of(&registry);
+    assert!(sdk.contains("```ts\n") && description.starts_with("Execute a TypeScript program"));
+    registry.set_code_runtime(std::sync::Arc::new(Named("lua")));
+    assert_eq!(
+        registry.prompt(None).unwrap_err().to_string(),
+        "dsh-tools: no SDK renderer registered for runtime language \"lua\" (known: \"typescript\", \"python\")"
+    );
+}
