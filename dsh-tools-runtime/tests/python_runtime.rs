@@ -67,9 +67,33 @@ async fn tool_calls_go_to_the_bindings() {
          b = await tools['echo']({'n': 2})\n\
          f = tools.echo\n\
          c = await f({'n': 3})\n\
-         return [a, b, c]")
+         d = await tools [ 'echo' ]({'n': 4})\n\
+         e = await tools[\n    'echo'  # the tool\n]({'n': 5})\n\
+         name = 'echo'\n\
+         g = await tools[name]({'n': 6})\n\
+         return [a, b, c, d, e, g, str(tools['echo'])]")
     .await;
-    assert_eq!(value(&result), &json!([{"n": 1}, {"n": 2}, {"n": 3}]));
+    assert_eq!(
+        value(&result),
+        &json!([
+            {"n": 1}, {"n": 2}, {"n": 3}, {"n": 4}, {"n": 5}, {"n": 6},
+            "<function 'tools.echo' external>"
+        ])
+    );
+    // A literal name no tool has is found before running; a computed one raises `KeyError`.
+    let result = run("return await tools['nope']({})").await;
+    let message = failure(&result, CodeErrorKind::Exception);
+    assert!(message.contains("1:20: no tool named `nope`"), "{message}");
+    let result = run("name = 'nope'\nreturn await tools[name]({})").await;
+    let message = failure(&result, CodeErrorKind::Exception);
+    assert!(
+        message.ends_with("KeyError: tools has no function named 'nope'"),
+        "{message}"
+    );
+    assert!(
+        message.contains("return await tools[name]({})"),
+        "quotes the program as written: {message}"
+    );
     let exotic = tools(vec![(
         "my-tool",
         binding(|args| async move { Ok(json!({"got": args})) }),

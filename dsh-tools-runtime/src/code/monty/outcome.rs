@@ -21,6 +21,8 @@ pub(crate) struct Context<'a> {
     pub(crate) max_recursion_depth: usize,
     /// The memory limit, when the run has one.
     pub(crate) memory_limit_bytes: Option<usize>,
+    /// The model's program, as written (tracebacks quote it).
+    pub(crate) source: &'a str,
 }
 
 /// The outcome of an exception that ended the program.
@@ -43,13 +45,16 @@ pub(crate) fn classify(exc: MontyException, context: &Context<'_>) -> CodeRunErr
             format!(
                 "recursion limit reached ({} frames)\n{}",
                 context.max_recursion_depth,
-                render(exc, context.tool_failures)
+                render(exc, context.tool_failures, context.source)
             ),
         ),
         ExcType::RuntimeError if message == context.call_limit_message => {
             (CodeErrorKind::CallLimit, message.to_owned())
         }
-        _ => (CodeErrorKind::Exception, render(exc, context.tool_failures)),
+        _ => (
+            CodeErrorKind::Exception,
+            render(exc, context.tool_failures, context.source),
+        ),
     };
     CodeRunError {
         kind,
@@ -65,24 +70,23 @@ pub(crate) fn memory_message(limit: Option<usize>) -> String {
     }
 }
 
-/// The traceback of `exc` as Python prints it, lines counted in the model's program; a tool
-/// failure (a `RuntimeError` whose message is one of `tool_failures`) is named `ToolCallError`.
-pub(crate) fn render(exc: MontyException, tool_failures: &[String]) -> String {
+/// The traceback of `exc` as Python prints it, lines counted in and quoted from the model's
+/// program `source` (not the code the interpreter ran); a tool failure (a `RuntimeError` whose
+/// message is one of `tool_failures`) is named `ToolCallError`.
+pub(crate) fn render(exc: MontyException, tool_failures: &[String], source: &str) -> String {
+    let lines: Vec<&str> = source.lines().collect();
+    let shift = |line: u32| line.saturating_sub(u32::from(PRELUDE_LINES)).max(1);
     let frames: Vec<StackFrame> = exc
         .traceback()
         .iter()
         .cloned()
         .map(|mut frame| {
-            frame.start.line = frame
-                .start
-                .line
-                .saturating_sub(u32::from(PRELUDE_LINES))
-                .max(1);
-            frame.end.line = frame
-                .end
-                .line
-                .saturating_sub(u32::from(PRELUDE_LINES))
-                .max(1);
+            frame.start.line = shift(frame.start.line);
+            frame.end.line = shift(frame.end.line);
+            if frame.preview_line.is_some() {
+                frame.preview_line =
+                    quote(&lines, frame.start.line, frame.end.line).map(Into::into);
+            }
             frame
         })
         .collect();
@@ -95,8 +99,29 @@ pub(crate) fn render(exc: MontyException, tool_failures: &[String]) -> String {
         return text;
     }
     let last = text.rfind('\n').map_or(0, |i| i + 1);
+    // (The last line is the exception's own; only its type name changes.)
     match text[last..].strip_prefix("RuntimeError") {
         Some(rest) => format!("{}ToolCallError{rest}", &text[..last]),
         None => text,
     }
+}
+
+/// Lines `start..=end` (1-based) of the program, as a traceback quotes them: one line as it is,
+/// several without their common indentation.
+fn quote(lines: &[&str], start: u32, end: u32) -> Option<String> {
+    let range = lines.get(start as usize - 1..(end as usize).min(lines.len()))?;
+    if range.len() <= 1 {
+        return range.first().map(|line| (*line).to_owned());
+    }
+    let indent = range
+        .iter()
+        .filter(|line| !line.trim().is_empty())
+        .map(|line| line.len() - line.trim_start().len())
+        .min()
+        .unwrap_or(0);
+    let dedented: Vec<&str> = range
+        .iter()
+        .map(|line| line.get(indent..).unwrap_or(""))
+        .collect();
+    Some(dedented.join("\n"))
 }

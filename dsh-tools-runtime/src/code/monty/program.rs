@@ -86,7 +86,7 @@ pub(crate) fn prepare(
     MontyRun::new(source, SCRIPT_NAME, inputs, CompileOptions::default()).map_err(|exc| {
         CodeRunError {
             kind: CodeErrorKind::Exception,
-            message: outcome::render(exc, &[]),
+            message: outcome::render(exc, &[], program),
         }
     })
 }

@@ -210,6 +210,7 @@ pub(crate) fn run(
         Err(error) => return Ending::Error(error),
     };
     Driver {
+        program,
         namespaces,
         limits,
         host,
@@ -220,6 +221,8 @@ pub(crate) fn run(
 }
 
 struct Driver<'d> {
+    /// The model's program, as written.
+    program: &'d str,
     namespaces: &'d [Namespace],
     limits: &'d Limits,
     host: &'d mut dyn Host,
@@ -449,6 +452,7 @@ impl Driver<'_> {
                 .limits
                 .memory_enforced
                 .then_some(self.limits.memory_limit_bytes),
+            source: self.program,
         };
         Ending::Error(outcome::classify(exc, &context))
     }
