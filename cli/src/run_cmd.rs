@@ -3,6 +3,7 @@
 //!
 //! Stdout gets what the model would see (the program's printed and returned output); stderr gets
 //! a compact dispatch log, one line per tool call. `--json` prints the whole `run_code` result.
+//! Ctrl-C cancels the program (its in-flight tools are cancelled too).
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -12,8 +13,10 @@ use dsh_tools::exec::ToolExecutionInput;
 use dsh_tools_runtime::PresentationMode;
 use dsh_tools_runtime::code::{CodeDispatchEvent, CodeEventSink};
 use serde_json::json;
+use tokio_util::sync::CancellationToken;
 
 use crate::call_cmd::host_registry_in;
+use crate::interrupt;
 use crate::mcp_flag::McpFlags;
 use crate::{CliError, Input, Language, Report};
 
@@ -90,7 +93,7 @@ impl CodeHost {
     }
 
     /// Runs one program (a fresh sandbox each time), prints its dispatch log on stderr, and
-    /// returns the `run_code` result.
+    /// returns the `run_code` result. Ctrl-C cancels the program and its in-flight tools.
     pub(super) fn run(&mut self, program: String) -> dsh_tools::exec::ToolExecutionResult {
         self.runs += 1;
         let id = format!("run-{}", self.runs);
@@ -103,7 +106,9 @@ impl CodeHost {
                 json!({"code": program, "description": "Run a program from the command line"}),
             );
             call.agent = Some(agent.id());
-            let result = registry.execute(call).await;
+            let cancel = CancellationToken::new();
+            call.cancel = cancel.clone();
+            let result = interrupt::cancellable(&cancel, registry.execute(call)).await;
             agent.dispose();
             result
         });

@@ -31,7 +31,7 @@ pub struct SdkArgs {
 pub enum SdkCommand {
     /// The TypeScript type of one JSON schema.
     TsType {
-        /// The schema: a JSON file, or `-` / nothing for standard input.
+        /// The schema: JSON text, a file, or `-` / nothing for standard input.
         schema: Option<PathBuf>,
     },
     /// The Python type of one JSON schema (and the `TypedDict` classes it names).
@@ -41,7 +41,7 @@ pub enum SdkCommand {
     },
     /// The SDK section for a JSON list of `{name, description, parameters, output?}`.
     Render {
-        /// The tools: a JSON file, or `-` / nothing for standard input.
+        /// The tools: JSON text, a file, or `-` / nothing for standard input.
         tools: Option<PathBuf>,
     },
 }
@@ -73,7 +73,7 @@ pub(super) fn run(args: SdkArgs) -> Result<Report, CliError> {
             args.language.render_sdk(&sdk)
         }
         Some(SdkCommand::TsType { schema }) => {
-            let input = Input::new(schema);
+            let input = Input::json(schema);
             json_schema_to_ts(&input.read_json()?, 0)
         }
         Some(SdkCommand::PyType { schema }) => {
@@ -81,7 +81,7 @@ pub(super) fn run(args: SdkArgs) -> Result<Report, CliError> {
             json_schema_to_py(&input.read_json()?)
         }
         Some(SdkCommand::Render { tools }) => {
-            let input = Input::new(tools);
+            let input = Input::json(tools);
             let entries: Vec<ToolEntry> = serde_json::from_value(input.read_json()?)
                 .map_err(|e| CliError::input(&input, format!("not a list of tools: {e}")))?;
             let sdk: Vec<SdkTool> = entries
