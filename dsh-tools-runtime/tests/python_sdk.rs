@@ -58,6 +58,11 @@ const INVALID_BUT_ACCEPTED: &[(&str, usize, &str)] = &[
         1,
         "JSON arrays are Python lists: tuple positions are not typed",
     ),
+    (
+        "authoring_search_issues.json",
+        1,
+        "a recursive `$ref` is `Any` where it recurs (the filter's `left`): the Python SDK emits no recursive TypedDicts yet",
+    ),
 ];
 const VALID_BUT_REJECTED: &[(&str, usize, &str)] = &[(
     "mcp_github_create_issue.json",
