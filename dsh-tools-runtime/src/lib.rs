@@ -12,6 +12,8 @@ pub mod hooks;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 mod pipeline;
+#[cfg(feature = "provider")]
+pub mod provider;
 mod registry;
 pub mod timeout;
 
