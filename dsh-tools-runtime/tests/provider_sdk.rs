@@ -6,6 +6,8 @@
 //!
 //! A missing interpreter fails the test when `CI` is set, and skips it otherwise.
 
+#![cfg(feature = "provider")]
+
 #[path = "provider/kit.rs"]
 mod kit;
 

@@ -1,6 +1,8 @@
 //! Provider turns (`docs/CONTRACTS.md`, "Provider turns"): calls parsed from each provider's
 //! documented response shape, executed as one batch, results rendered back with ids paired.
 
+#![cfg(feature = "provider")]
+
 #[path = "provider/kit.rs"]
 mod kit;
 
