@@ -126,6 +126,8 @@ pub(super) fn run(args: CallArgs) -> Result<Report, CliError> {
         let agent = registry.scope();
         let mut input = ToolExecutionInput::new("cli-1", args.name, arguments);
         input.agent = Some(agent.id());
+        let bars = crate::progress::ProgressBars::on_terminal();
+        input.progress = bars.as_ref().map(crate::progress::ProgressBars::observer);
         Ok::<_, CliError>(registry.execute(input).await)
     })?;
     let document = serde_json::to_value(&result)

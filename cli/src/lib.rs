@@ -39,6 +39,7 @@ mod input;
 mod list_cmd;
 mod mcp_cmd;
 mod mcp_flag;
+mod progress;
 mod repl_cmd;
 mod run_cmd;
 mod schema_cmd;

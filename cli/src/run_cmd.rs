@@ -102,6 +102,8 @@ impl CodeHost {
                 json!({"code": program, "description": "Run a program from the command line"}),
             );
             call.agent = Some(agent.id());
+            let bars = crate::progress::ProgressBars::on_terminal();
+            call.progress = bars.as_ref().map(crate::progress::ProgressBars::observer);
             let result = registry.execute(call).await;
             agent.dispose();
             result
