@@ -1,6 +1,8 @@
 #![doc = include_str!("docs/crate.md")]
 #![warn(missing_docs)]
 
+#[cfg(feature = "acp")]
+pub mod acp;
 pub mod approval;
 pub mod batch;
 pub mod catalog;
