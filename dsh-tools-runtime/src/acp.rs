@@ -29,7 +29,7 @@
 //! let cards = AcpCards::new("/work/project");
 //! let call = cards.tool_call("call-1", Some(&read), &json!({"path": "/work/project/src/main.rs"}));
 //! assert_eq!(serde_json::to_value(&call).unwrap(), json!({
-//!     "toolCallId": "call-1", "title": "Read src/main.rs", "kind": "read", "status": "pending",
+//!     "toolCallId": "call-1", "title": "Read src/main.rs", "kind": "read",
 //!     "rawInput": {"path": "/work/project/src/main.rs"}
 //! }));
 //! ```
@@ -71,8 +71,14 @@ impl AcpCards {
         self
     }
 
-    /// The `tool_call` of a call: the tool's call card (or the generic one), status `pending`.
-    pub fn tool_call(&self, call_id: &str, tool: Option<&ToolDefinition>, args: &Value) -> ToolCall {
+    /// The `tool_call` of a call: the tool's call card (or the generic one), status `pending`
+    /// (ACP's default, which the wire form leaves out).
+    pub fn tool_call(
+        &self,
+        call_id: &str,
+        tool: Option<&ToolDefinition>,
+        args: &Value,
+    ) -> ToolCall {
         let view = tool.and_then(|t| t.present_call(args));
         let name = tool.map_or("tool", ToolDefinition::name);
         let mut call = Map::new();
@@ -157,7 +163,11 @@ impl AcpCards {
         let view = tool.and_then(|t| t.present_result(args, &durable));
         let mut update = Map::new();
         update.insert("toolCallId".into(), call_id.into());
-        let status = if result.is_error() { "failed" } else { "completed" };
+        let status = if result.is_error() {
+            "failed"
+        } else {
+            "completed"
+        };
         update.insert("status".into(), status.into());
         let raw_output = match result {
             ToolExecutionResult::Success(s) => s.value.clone(),
@@ -195,7 +205,10 @@ impl AcpCards {
                 }
             }
             Some(ToolResultView::Read {
-                title, path, offset, ..
+                title,
+                path,
+                offset,
+                ..
             }) => {
                 let location = Location {
                     path,
