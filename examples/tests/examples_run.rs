@@ -263,3 +263,15 @@ fn mcp_import_code_mode_runs_a_program_against_the_filesystem_server() {
         "{out}"
     );
 }
+
+#[test]
+fn agent_loop_runs_the_scripted_model_to_its_answer() {
+    let out = run_example("agent_loop");
+    assert_eq!(
+        out,
+        "step 1: multiply({\"a\":17,\"b\":23}) -> 391\n\
+         step 1: multiply({\"a\":2,\"b\":2}) -> 4\n\
+         step 2: add({\"a\":391,\"b\":4}) -> 395\n\
+         answer: 17 * 23 + 4 = 395.\n"
+    );
+}
