@@ -4,11 +4,11 @@
 //! ```text
 //! dsh-tools list [--dialect D]                     # the example tools' {name, description, parameters}
 //! dsh-tools catalog [--check FILE]                 # the markdown tool catalog (docs/tool-catalog.md)
-//! dsh-tools schema check [FILE|-]                  # is a JSON schema inside the supported subset?
-//! dsh-tools schema validate --schema S [VALUE|-]   # validate a value (paths rooted at `value`)
-//! dsh-tools args validate --schema S [ARGS|-]      # validate tool arguments (parameter-root paths)
-//! dsh-tools call NAME [ARGS|-] [--yes]             # run an example tool through the full pipeline
-//! dsh-tools sdk [ts-type [SCHEMA|-] | render [TOOLS|-]]  # the Code Mode SDK (TypeScript text)
+//! dsh-tools schema check [SCHEMA]                  # is a JSON schema inside the supported subset?
+//! dsh-tools schema validate --schema S [VALUE]     # validate a value (paths rooted at `value`)
+//! dsh-tools args validate --schema S [ARGS]        # validate tool arguments (parameter-root paths)
+//! dsh-tools call NAME [ARGS] [--json] [--yes]      # run an example tool through the full pipeline
+//! dsh-tools sdk [ts-type [SCHEMA] | render [TOOLS]]  # the Code Mode SDK (TypeScript text)
 //! dsh-tools run [PROGRAM|-] [--json] [--yes]       # run a Code Mode program in QuickJS
 //! dsh-tools repl [--yes]                           # programs ending at a `.` line, one by one
 //! dsh-tools mcp serve [--http ADDR] [--yes]        # the example tools as an MCP server
@@ -19,11 +19,18 @@
 //! repeatable: each starts a stdio MCP server and imports its tools as `mcp__s1__<tool>`,
 //! `mcp__s2__<tool>`, … (see [`McpFlags`]).
 //!
-//! Every command prints exactly one compact JSON document (and a newline) on stdout. The exit
+//! Outside a terminal every command prints exactly one compact JSON document (and a newline) on
+//! stdout (`sdk` prints TypeScript, `run` the program's output). The exit
 //! status is [`exit::OK`] (0) when the input is valid, [`exit::INVALID`] (1) when it is not, and
 //! [`exit::BAD_INPUT`] (2) when an input cannot be read or parsed, with a single
-//! `dsh-tools: <input>: <reason>` line on stderr. An input given as `-` or left out is read from
-//! standard input.
+//! `dsh-tools: <input>: <reason>` line on stderr. A JSON input is JSON text when the argument
+//! starts with `{`, `[` or `"`, standard input when it is `-` or left out, and a file otherwise
+//! (see [`Input::json`]).
+//!
+//! On a terminal the commands a person uses interactively speak to them: `call` shows the call's
+//! cards (unless `--json`), approval prompts show the card and take `y`, `n` or `a`, `repl` edits
+//! programs with history, and Ctrl-C cancels a running program or call. One module owns the
+//! terminal's input, so the REPL and the prompts take turns instead of competing for keys.
 //!
 //! Each command lives in a module of its own exposing its clap arguments and a
 //! `run(args) -> Result<Report, CliError>`; a new command is one more module and one more
@@ -33,9 +40,12 @@
 // item of it is named here.
 extern crate dsh_tools_examples as _;
 
+mod approval;
 mod call_cmd;
+mod cards;
 mod catalog_cmd;
 mod input;
+mod interrupt;
 mod list_cmd;
 mod mcp_cmd;
 mod mcp_flag;
@@ -44,6 +54,7 @@ mod repl_cmd;
 mod run_cmd;
 mod schema_cmd;
 mod sdk_cmd;
+mod terminal;
 mod turn_cmd;
 
 use std::fmt;

@@ -3,6 +3,7 @@
 //!
 //! Stdout gets what the model would see (the program's printed and returned output); stderr gets
 //! a compact dispatch log, one line per tool call. `--json` prints the whole `run_code` result.
+//! Ctrl-C cancels the program (its in-flight tools are cancelled too).
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -13,8 +14,10 @@ use dsh_tools_runtime::PresentationMode;
 use dsh_tools_runtime::code::quickjs::{QuickJsConfig, QuickJsRuntime};
 use dsh_tools_runtime::code::{CodeDispatchEvent, CodeEventSink};
 use serde_json::json;
+use tokio_util::sync::CancellationToken;
 
 use crate::call_cmd::host_registry_in;
+use crate::interrupt;
 use crate::mcp_flag::McpFlags;
 use crate::{CliError, Input, Report};
 
@@ -89,7 +92,7 @@ impl CodeHost {
     }
 
     /// Runs one program (a fresh sandbox each time), prints its dispatch log on stderr, and
-    /// returns the `run_code` result.
+    /// returns the `run_code` result. Ctrl-C cancels the program and its in-flight tools.
     pub(super) fn run(&mut self, program: String) -> dsh_tools::exec::ToolExecutionResult {
         self.runs += 1;
         let id = format!("run-{}", self.runs);
@@ -102,9 +105,16 @@ impl CodeHost {
                 json!({"code": program, "description": "Run a program from the command line"}),
             );
             call.agent = Some(agent.id());
+            let cancel = CancellationToken::new();
+            call.cancel = cancel.clone();
             let bars = crate::progress::ProgressBars::on_terminal();
             call.progress = bars.as_ref().map(crate::progress::ProgressBars::observer);
-            let result = registry.execute(call).await;
+            let follow = bars.as_ref().map(|bars| bars.follow(registry));
+            let result = interrupt::cancellable(&cancel, registry.execute(call)).await;
+            if let Some(follow) = follow {
+                follow.dispose();
+            }
+            drop(bars);
             agent.dispose();
             result
         });

@@ -24,19 +24,20 @@ pub enum SchemaCommand {
 /// Arguments of `schema check`.
 #[derive(Debug, Args)]
 pub struct SchemaCheckArgs {
-    /// The schema (`-` or left out: standard input).
-    #[arg(value_name = "FILE")]
+    /// The schema: JSON text, a file, or `-` / nothing for standard input.
+    #[arg(value_name = "SCHEMA")]
     pub file: Option<PathBuf>,
 }
 
 /// Arguments of `schema validate`.
 #[derive(Debug, Args)]
 pub struct SchemaValidateArgs {
-    /// The schema (`-`: standard input). It must lie inside the supported subset.
-    #[arg(long, value_name = "FILE")]
+    /// The schema: JSON text, a file, or `-` for standard input. It must lie inside the
+    /// supported subset.
+    #[arg(long, value_name = "SCHEMA")]
     pub schema: PathBuf,
-    /// The value to validate (`-` or left out: standard input).
-    #[arg(value_name = "VALUE_FILE")]
+    /// The value to validate: JSON text, a file, or `-` / nothing for standard input.
+    #[arg(value_name = "VALUE")]
     pub value: Option<PathBuf>,
 }
 
@@ -51,11 +52,12 @@ pub enum ArgsCommand {
 /// Arguments of `args validate`.
 #[derive(Debug, Args)]
 pub struct ArgsValidateArgs {
-    /// The parameter schema (`-`: standard input): an object schema in the parameter vocabulary.
-    #[arg(long, value_name = "FILE")]
+    /// The parameter schema (JSON text, a file, or `-` for standard input): an object schema in
+    /// the parameter vocabulary.
+    #[arg(long, value_name = "SCHEMA")]
     pub schema: PathBuf,
-    /// The arguments to validate (`-` or left out: standard input).
-    #[arg(value_name = "ARGS_FILE")]
+    /// The arguments to validate: JSON text, a file, or `-` / nothing for standard input.
+    #[arg(value_name = "ARGS")]
     pub args: Option<PathBuf>,
 }
 
@@ -79,7 +81,7 @@ impl ArgsCommand {
 }
 
 fn check(args: SchemaCheckArgs) -> Result<Report, CliError> {
-    let schema = Input::new(args.file).read_json()?;
+    let schema = Input::json(args.file).read_json()?;
     Ok(match subset::assert_supported(&schema) {
         Ok(()) => Report::json(&json!({"ok": true}), true),
         Err(error) => Report::json(
@@ -95,7 +97,7 @@ fn check(args: SchemaCheckArgs) -> Result<Report, CliError> {
 
 fn validate(args: SchemaValidateArgs) -> Result<Report, CliError> {
     let (schema_input, value_input) =
-        two_inputs(Input::new(Some(args.schema)), Input::new(args.value))?;
+        two_inputs(Input::json(Some(args.schema)), Input::json(args.value))?;
     let schema = schema_input.read_json()?;
     subset::assert_supported(&schema).map_err(|e| CliError::input(&schema_input, e))?;
     let value = value_input.read_json()?;
@@ -106,7 +108,7 @@ fn validate(args: SchemaValidateArgs) -> Result<Report, CliError> {
 
 fn validate_args(args: ArgsValidateArgs) -> Result<Report, CliError> {
     let (schema_input, args_input) =
-        two_inputs(Input::new(Some(args.schema)), Input::new(args.args))?;
+        two_inputs(Input::json(Some(args.schema)), Input::json(args.args))?;
     let schema = schema_input.read_json()?;
     let compiled = CompiledSchema::compile(&schema, Vocabulary::Parameters)
         .map_err(|e| CliError::input(&schema_input, e))?;

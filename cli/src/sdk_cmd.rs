@@ -27,12 +27,12 @@ pub struct SdkArgs {
 pub enum SdkCommand {
     /// The TypeScript type of one JSON schema.
     TsType {
-        /// The schema: a JSON file, or `-` / nothing for standard input.
+        /// The schema: JSON text, a file, or `-` / nothing for standard input.
         schema: Option<PathBuf>,
     },
     /// The SDK section for a JSON list of `{name, description, parameters, output?}`.
     Render {
-        /// The tools: a JSON file, or `-` / nothing for standard input.
+        /// The tools: JSON text, a file, or `-` / nothing for standard input.
         tools: Option<PathBuf>,
     },
 }
@@ -64,11 +64,11 @@ pub(super) fn run(args: SdkArgs) -> Result<Report, CliError> {
             render_tools_sdk(&sdk)
         }
         Some(SdkCommand::TsType { schema }) => {
-            let input = Input::new(schema);
+            let input = Input::json(schema);
             json_schema_to_ts(&input.read_json()?, 0)
         }
         Some(SdkCommand::Render { tools }) => {
-            let input = Input::new(tools);
+            let input = Input::json(tools);
             let entries: Vec<ToolEntry> = serde_json::from_value(input.read_json()?)
                 .map_err(|e| CliError::input(&input, format!("not a list of tools: {e}")))?;
             let sdk: Vec<SdkTool> = entries

@@ -428,3 +428,60 @@ fn list_rejects_an_unknown_dialect() {
         "{run:?}"
     );
 }
+
+// --- inline JSON ---------------------------------------------------------------------------------
+
+#[test]
+fn json_arguments_may_be_inline_text() {
+    assert_output(
+        &run(&["schema", "check", SCHEMA_A], None),
+        0,
+        r#"{"ok":true}"#,
+    );
+    assert_output(
+        &run(
+            &["schema", "validate", "--schema", SCHEMA_A, r#"{"a": 1}"#],
+            None,
+        ),
+        1,
+        r#"{"valid":false,"violations":["\"value.a\" must be a string"]}"#,
+    );
+    assert_output(
+        &run(
+            &["args", "validate", "--schema", SCHEMA_A, r#" {"a": "x"}"#],
+            None,
+        ),
+        0,
+        r#"{"valid":true,"violations":[]}"#,
+    );
+    // One inline document and one from stdin.
+    assert_output(
+        &run(
+            &["schema", "validate", "--schema", SCHEMA_A, "-"],
+            Some(r#"{"a": "x"}"#),
+        ),
+        0,
+        r#"{"valid":true,"violations":[]}"#,
+    );
+}
+
+#[test]
+fn inline_json_errors_name_the_line_and_column_of_the_argument() {
+    assert_bad_input(
+        &run(&["schema", "check", "{\n  \"type\": }"], None),
+        "dsh-tools: <argument>: invalid JSON at line 2, column 11: expected value",
+    );
+    assert_bad_input(
+        &run(&["args", "validate", "--schema", SCHEMA_A, "[1,"], None),
+        "dsh-tools: <argument>: invalid JSON at line 1, column 3: EOF while parsing a value",
+    );
+    // Not JSON text by its first character: a path, named as such.
+    let missing = run(&["schema", "check", "type: object"], None);
+    assert_eq!(missing.code, 2);
+    assert!(
+        missing
+            .stderr
+            .starts_with("dsh-tools: type: object: cannot read:"),
+        "{missing:?}"
+    );
+}

@@ -36,6 +36,24 @@ fn a_read_only_tool_runs_without_approval() {
 }
 
 #[test]
+fn the_arguments_may_be_inline_json_or_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "alpha\nbeta\n").unwrap();
+    std::fs::write(dir.path().join("args.json"), r#"{"path": "notes.txt"}"#).unwrap();
+    for args in [r#"{"path":"notes.txt"}"#, "args.json"] {
+        let (code, result, stderr) = call(dir.path(), &["read_file", args], "");
+        assert_eq!(code, 0, "{args}: {stderr}");
+        assert_eq!(result["value"]["total_lines"], 2, "{args}");
+    }
+    let (code, _, stderr) = call(dir.path(), &["read_file", r#"{"path": notes.txt}"#], "");
+    assert_eq!(code, 2);
+    assert_eq!(
+        stderr,
+        "dsh-tools: <argument>: invalid JSON at line 1, column 11: expected ident\n"
+    );
+}
+
+#[test]
 fn a_machine_changing_tool_without_a_terminal_is_refused_and_does_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let (code, result, _) = call(

@@ -33,7 +33,10 @@ fn inspector(args: &[&str], cwd: &Path) -> Option<Value> {
             "the MCP inspector is missing at {} — run `npm ci --prefix tests/node` (scripts/test does)",
             script.display()
         );
-        if std::env::var_os("CI").is_some_and(|v| !v.is_empty()) {
+        if ["CI", "DSH_REQUIRE_NODE"]
+            .iter()
+            .any(|var| std::env::var_os(var).is_some_and(|v| !v.is_empty()))
+        {
             panic!("{message}");
         }
         eprintln!("skipped: {message}");

@@ -59,3 +59,16 @@ fn one_schema_and_a_tool_list() {
         "{stderr}"
     );
 }
+
+#[test]
+fn ts_type_takes_an_inline_schema() {
+    let (code, text, stderr) = sdk(
+        &[
+            "ts-type",
+            r#"{"type": "array", "items": {"type": "string"}}"#,
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(text.trim(), "string[]");
+}

@@ -84,7 +84,7 @@ fn reflow(lines: &[String]) -> String {
 /// Removes the doc attributes from a list (parameter docs become property descriptions; rustc
 /// rejects them on parameters).
 pub(crate) fn strip(attrs: &mut Vec<Attribute>) {
-    attrs.retain(|attr| !is_doc(attr));
+    attrs.retain(|attr| !is_doc(attr) && !crate::constraints::is_constraint_attr(attr));
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@
 
 mod attr;
 mod case;
+mod constraints;
 mod derive;
 mod docs;
 mod dummy;
@@ -33,7 +34,7 @@ pub fn tool_set(args: TokenStream, item: TokenStream) -> TokenStream {
 }
 
 #[doc = include_str!("docs/derive.md")]
-#[proc_macro_derive(ToolSchema, attributes(serde))]
+#[proc_macro_derive(ToolSchema, attributes(serde, schema, schemars, validate))]
 pub fn derive_tool_schema(item: TokenStream) -> TokenStream {
     derive::expand(item.into()).into()
 }

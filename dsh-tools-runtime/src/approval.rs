@@ -1,7 +1,11 @@
 //! The approval seam: how a pre-execute `ask` reaches the user (REFERENCE §6.1 rule 5).
 
+use std::sync::Arc;
+
 use dsh_tools::definition::BoxFuture;
 use dsh_tools::exec::ScopeId;
+use dsh_tools::present::ToolCallView;
+use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 /// What the host is asked to approve.
@@ -15,6 +19,12 @@ pub struct ApprovalRequest {
     pub call_id: String,
     /// Why the policy asked.
     pub reason: Option<String>,
+    /// The call's arguments (the snapshot the body will receive).
+    pub arguments: Option<Arc<Value>>,
+    /// The pending-call card to show the user: the tool's `present_call`, or
+    /// [`fallback_call_view`](dsh_tools::present::fallback_call_view) when it declares none (or
+    /// the arguments do not validate).
+    pub view: ToolCallView,
     /// The caller's cancellation (the host should stop asking when it fires).
     pub cancel: CancellationToken,
 }

@@ -4,6 +4,8 @@
 
 #![allow(missing_docs, unreachable_pub, reason = "test helpers")]
 
+#[path = "dialect/authored.rs"]
+mod authored;
 #[path = "dialect/derived.rs"]
 mod derived;
 #[path = "dialect/imported.rs"]

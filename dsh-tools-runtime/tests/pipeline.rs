@@ -262,11 +262,54 @@ async fn an_approval_request_carries_agent_tool_call_reason_and_the_callers_toke
     assert_eq!(request.tool_name, "probe");
     assert_eq!(request.call_id, "call-1");
     assert_eq!(request.reason.as_deref(), Some("writes files"));
+    assert_eq!(request.arguments.as_deref(), Some(&json!({})));
+    // No presenter: the generic card of the tool name and the whole arguments.
+    assert_eq!(
+        request.view,
+        dsh_tools::present::fallback_call_view("probe", &json!({}))
+    );
     assert!(!request.cancel.is_cancelled());
     caller.cancel();
     assert!(
         request.cancel.is_cancelled(),
         "the request carries the caller's token"
+    );
+}
+
+#[tokio::test]
+async fn an_approval_request_carries_the_tools_own_card_of_the_call() {
+    let registry = registry_with(
+        base("shell")
+            .parameters_json(json!({
+                "type": "object",
+                "properties": {"command": {"type": "string"}},
+                "required": ["command"]
+            }))
+            .present_call(|args| {
+                Some(dsh_tools::present::ToolCallView::terminal(
+                    args["command"].as_str().unwrap_or_default(),
+                ))
+            })
+            .execute(|_, _| async { Ok(json!(null)) })
+            .build()
+            .unwrap(),
+    );
+    registry.on_pre_execute(asking(None)).keep();
+    let service = ScriptedApproval::mount(&registry, Script::Answer(ApprovalOutcome::Rejected));
+    let agent = registry.scope();
+    let input = ToolExecutionInput {
+        agent: Some(agent.id()),
+        ..call_with("shell", json!({"command": "rm -rf build"}))
+    };
+    registry.execute(input).await;
+    let requests = service.requests();
+    assert_eq!(
+        requests[0].view,
+        dsh_tools::present::ToolCallView::terminal("rm -rf build")
+    );
+    assert_eq!(
+        requests[0].arguments.as_deref(),
+        Some(&json!({"command": "rm -rf build"}))
     );
 }
 

@@ -189,6 +189,8 @@ pub const fn object_additional(deny: bool, alias: bool, flatten: &[&SchemaSpec])
 pub const fn internal_newtype_additional(deny: bool, inner: &SchemaSpec) -> Additional {
     match inner.kind {
         SpecKind::Object { .. } => {}
+        // A `Box<S>`: `S` is not known at compile time, so its keys are denied (narrower).
+        SpecKind::Lazy(_) => return Additional::Deny,
         SpecKind::Optional(_) => panic!(
             "#[derive(ToolSchema)]: an internally tagged newtype variant cannot hold an `Option`: serde reads the variant's keys into it"
         ),

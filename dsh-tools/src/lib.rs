@@ -11,6 +11,7 @@ pub mod json;
 pub mod present;
 pub mod schema;
 pub mod subset;
+pub mod tool;
 
 #[doc(hidden)]
 pub mod __private;

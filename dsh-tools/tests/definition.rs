@@ -127,7 +127,7 @@ fn definition_time_checks() {
         .unwrap_err();
     assert_eq!(
         bad_output.to_string(),
-        "unsupported JSON schema: schema.format is not a supported keyword (subset: type/oneOf/properties/required/additionalProperties/items/enum/const + annotations)"
+        "unsupported JSON schema: schema.format is not a supported keyword (subset: type/oneOf/properties/required/additionalProperties/items/prefixItems/enum/const/$ref/$defs + annotations)"
     );
     let not_object = echo()
         .parameters_json(json!({"type": "string"}))

@@ -195,6 +195,7 @@ fn nested_objects_declare_additional_properties_before_properties() {
             additional: Additional::Deny,
         },
         meta: dsh_tools::schema::Meta::described("A server"),
+        checks: dsh_tools::schema::Checks::NONE,
     };
     assert_eq!(
         INNER.to_value_schema().unwrap().to_string(),
@@ -284,6 +285,7 @@ fn enums_consts_and_unions() {
     static UNION: SchemaSpec = SchemaSpec {
         kind: SpecKind::OneOf(&[String::SCHEMA, <u8>::SCHEMA]),
         meta: dsh_tools::schema::Meta::described("text or a byte"),
+        checks: dsh_tools::schema::Checks::NONE,
     };
     assert_eq!(
         UNION.to_parameter_value_schema().unwrap().to_string(),

@@ -22,6 +22,12 @@ use dsh_tools_runtime::code::{
 };
 use serde_json::{Value, json};
 
+mod mcp;
+mod refs;
+
+pub use mcp::mcp_messages;
+pub use refs::ref_schema;
+
 /// A fuzz target's body: one input, panics on a finding.
 pub type Target = fn(&[u8]);
 
@@ -31,7 +37,25 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("json_schema_to_ts", schema_to_ts),
     ("strip", strip),
     ("run_code", run_code),
+    ("ref_schema", ref_schema),
+    ("mcp_messages", mcp_messages),
 ];
+
+/// For the libFuzzer targets that strip programs: libFuzzer's panic hook aborts on every panic,
+/// caught or not, but a panic inside swc's parser is caught by the strip and reported as the
+/// program's syntax error (FUZZING.md, "Crashes found"). This hook lets exactly those unwind to
+/// the strip's `catch_unwind` and hands every other panic to the previous hook (which aborts).
+pub fn tolerate_caught_swc_parser_panics() {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let in_swc_parser = info
+            .location()
+            .is_some_and(|at| at.file().contains("swc_ecma_parser"));
+        if !in_swc_parser {
+            previous(info);
+        }
+    }));
+}
 
 /// Runs `f` on a thread with the sandbox threads' stack size: swc and the SDK lowering get the
 /// stack they get in production, whatever thread the fuzzer or the test runner calls from.

@@ -1,4 +1,7 @@
 //! Whole programs in the QuickJS sandbox under small limits.
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| dsh_tools_fuzz_harness::run_code(data));
+libfuzzer_sys::fuzz_target!(
+    init: dsh_tools_fuzz_harness::tolerate_caught_swc_parser_panics(),
+    |data: &[u8]| dsh_tools_fuzz_harness::run_code(data)
+);

@@ -2,6 +2,8 @@
 
 use std::path::Path;
 
+pub mod node;
+
 /// Prints a figure line and records it under `<target tmpdir>/figures/<name>.txt`, so the test
 /// command can show every category's figures at the end of a CI log.
 ///
@@ -13,4 +15,13 @@ pub fn record_figure(target_tmpdir: &str, name: &str, line: &str) {
         // Figures are informative; failing to record one must not fail the test that measured it.
         let _ = std::fs::write(dir.join(format!("{name}.txt")), format!("{line}\n"));
     }
+}
+
+/// Whether tests that need Node.js (or the `tests/node` packages) must fail rather than skip
+/// when it is missing: under CI, and whenever `scripts/test` runs them (it exports
+/// `DSH_REQUIRE_NODE=1`).
+pub fn node_required() -> bool {
+    ["CI", "DSH_REQUIRE_NODE"]
+        .iter()
+        .any(|var| std::env::var_os(var).is_some_and(|v| !v.is_empty()))
 }

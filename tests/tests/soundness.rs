@@ -306,7 +306,7 @@ fn shaped(schema: &Value, keys: &[String]) -> BoxedStrategy<Value> {
         Some("null") => Just(Value::Null).boxed(),
         Some("boolean") => any::<bool>().prop_map(Value::from).boxed(),
         Some("integer") | Some("number") => numbers(schema),
-        Some("string") => strings(),
+        Some("string") => strings(schema),
         Some("array") => arrays(schema, keys),
         Some("object") => objects(schema, keys),
         Some(_) => Just(Value::Null).boxed(),
@@ -363,20 +363,61 @@ fn numbers(schema: &Value) -> BoxedStrategy<Value> {
     .boxed()
 }
 
-/// Strings of 0, 1 and 2 characters (multi-byte included) and a few longer ones.
-fn strings() -> BoxedStrategy<Value> {
-    prop_oneof![
+/// Strings of 0, 1 and 2 characters (multi-byte included) and a few longer ones; for a
+/// `format`, near misses of that format (each piece valid or just out of range).
+fn strings(schema: &Value) -> BoxedStrategy<Value> {
+    let plain = prop_oneof![
         Just(String::new()),
         "[a-z]",
         "[é😀a]",
         "[a-z😀]{2}",
         "[a-z]{3,6}",
-    ]
-    .prop_map(Value::from)
-    .boxed()
+    ];
+    let date = "[0-9]{4}-(0[0-9]|1[0-3])-([0-2][0-9]|3[0-2])";
+    let time = "([01][0-9]|2[0-4]):[0-6][0-9]:[0-6][0-9](\\.[0-9]{1,10})?";
+    let offset = "([Zz]|[+-]([01][0-9]|2[0-4]):[0-6][0-9])";
+    let shaped: BoxedStrategy<String> = match schema.get("format").and_then(Value::as_str) {
+        Some("date-time") => prop::string::string_regex(&format!("{date}[Tt ]{time}{offset}?")).expect("regex").boxed(),
+        Some("date") => prop::string::string_regex(&format!("[+-]?{date}")).expect("regex").boxed(),
+        Some("uuid") => prop_oneof![
+            "[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}",
+            "[0-9a-fA-F]{32}",
+            "\\{[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\\}",
+            "[0-9a-gA-G-]{36}",
+        ]
+        .boxed(),
+        Some("uri") => "(https?|ftp|file|urn|mailto|ws|x-y)(:|://)([a-z0-9.@\\[\\]:%-]{0,12})(:[0-9]{0,6})?(/[a-z0-9%/.]{0,6})?(\\?[a-z=&]{0,5})?(#[a-z]{0,3})?".boxed(),
+        Some("ipv4") => "[0-9]{1,3}\\.[0-9]{1,3}\\.[0-9]{1,3}\\.[0-9]{1,4}".boxed(),
+        Some("ipv6") => "([0-9a-f]{0,4}:){2,8}[0-9a-f]{0,4}".boxed(),
+        _ => match schema.get("pattern").and_then(Value::as_str) {
+            // chrono's NaiveTime
+            Some(p) if p.starts_with("^([01]") => time.boxed(),
+            _ => return plain.prop_map(Value::from).boxed(),
+        },
+    };
+    prop_oneof![1 => plain, 4 => shaped]
+        .prop_map(Value::from)
+        .boxed()
 }
 
 fn arrays(schema: &Value, keys: &[String]) -> BoxedStrategy<Value> {
+    if let Some(prefix) = schema.get("prefixItems").and_then(Value::as_array) {
+        // A tuple: the right elements, one short, one too many, or swapped neighbours.
+        let elements: Vec<BoxedStrategy<Value>> = prefix.iter().map(|p| shaped(p, keys)).collect();
+        return (elements, 0..4_u8, any_json())
+            .prop_map(|(mut items, twist, extra)| {
+                match twist {
+                    1 => {
+                        items.pop();
+                    }
+                    2 => items.push(extra),
+                    3 if items.len() > 1 => items.swap(0, 1),
+                    _ => {}
+                }
+                Value::Array(items)
+            })
+            .boxed();
+    }
     let items = schema
         .get("items")
         .map_or_else(any_json, |items| shaped(items, keys));
@@ -470,6 +511,22 @@ sound! {
     internally_tagged: Internal;
     adjacently_tagged: Adjacent;
     untagged: Untagged;
+    string_set: std::collections::BTreeSet<String>;
+    number_set: std::collections::HashSet<u8>;
+    deque: std::collections::VecDeque<i8>;
+    pair: (u8, String);
+    triple: (bool, Option<u16>, char);
+    non_zero_unsigned: std::num::NonZeroU16;
+    non_zero_signed: std::num::NonZeroI8;
+    duration: std::time::Duration;
+    ip_address: std::net::IpAddr;
+    uuid: uuid::Uuid;
+    url: url::Url;
+    date_time_utc: chrono::DateTime<chrono::Utc>;
+    date_time_offset: chrono::DateTime<chrono::FixedOffset>;
+    naive_date: chrono::NaiveDate;
+    naive_time: chrono::NaiveTime;
+    index_set: indexmap::IndexSet<String>;
 }
 
 /// Maps validate their values through a schema-valued `additionalProperties` (parameter

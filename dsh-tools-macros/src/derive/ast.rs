@@ -8,6 +8,7 @@ use syn::{Data as SynData, DeriveInput, Fields, Ident, Type};
 
 use super::attr::{self, Level, SerdeAttrs};
 use crate::case::RenameRule;
+use crate::constraints::Constraints;
 use crate::errors::Errors;
 use crate::{docs, types};
 
@@ -36,6 +37,8 @@ pub(crate) struct Field<'a> {
     pub(crate) flatten: bool,
     /// Whether serde also reads the field under another name.
     pub(crate) alias: bool,
+    /// `#[schema]` / `#[schemars]` / `#[validate]` constraints.
+    pub(crate) constraints: Constraints,
 }
 
 /// One enum variant, as serde reads it.
@@ -194,14 +197,27 @@ fn fields<'a>(
             Some(ident) => ident.to_token_stream(),
             None => field.ty.to_token_stream(),
         };
+        let constraints = Constraints::parse(&field.attrs, errors);
         let (wire, alias) = names(&ident, NameOf::Field, &attrs, rule, span, errors);
+        if let Some(rename) = &constraints.rename
+            && rename.value() != wire
+        {
+            errors.spanned(rename, "a schema name that differs from the name serde reads cannot be described: use `#[serde(rename = \"...\")]`, which both read");
+        }
+        if attrs.flatten && !constraints.is_empty() {
+            errors.spanned(&field.ty, "constraint attributes do not apply to a flattened field (put them on its own fields)");
+        }
         out.push(Field {
             ty: &field.ty,
             wire,
-            description: docs::description(&field.attrs),
+            description: constraints
+                .description
+                .clone()
+                .or_else(|| docs::description(&field.attrs)),
             default,
             flatten: attrs.flatten,
             alias,
+            constraints,
         });
     }
     out

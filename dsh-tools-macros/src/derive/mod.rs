@@ -60,10 +60,13 @@ fn implementation(c: &Container<'_>, krate: &TokenStream) -> TokenStream {
     }
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
     let ident = c.ident();
+    let name = ident.to_string();
+    // Named after the type, so that a recursive type is emitted once under `$defs`.
     quote! {
         #[automatically_derived]
         impl #impl_generics #krate::schema::ToolSchema for #ident #ty_generics #where_clause {
-            const SCHEMA: #krate::schema::SchemaSpec = #schema;
+            const SCHEMA: #krate::schema::SchemaSpec =
+                (#schema).named(#name, || ::core::any::type_name::<Self>());
         }
     }
 }

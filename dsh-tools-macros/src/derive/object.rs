@@ -61,8 +61,10 @@ fn property(field: &Field<'_>, krate: &TokenStream) -> TokenStream {
     let wire = &field.wire;
     let described = field.description.as_deref().map(|d| quote!(.described(#d)));
     let optional = field.default.then(|| quote!(.optional()));
+    let base = quote_spanned!(ty.span()=> <#ty as #krate::schema::ToolSchema>::SCHEMA);
+    let schema = field.constraints.apply(base, krate);
     quote_spanned! {ty.span()=>
-        #krate::schema::Property::new(#wire, &<#ty as #krate::schema::ToolSchema>::SCHEMA)
+        #krate::schema::Property::new(#wire, &#schema)
             #described #optional
     }
 }

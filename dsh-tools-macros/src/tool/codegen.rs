@@ -35,7 +35,9 @@ pub(crate) fn args_struct(
         let doc = description
             .map(str::to_owned)
             .unwrap_or_else(|| format!("The `{wire}` argument."));
-        quote!(#[doc = #doc] pub #field: #ty,)
+        let rename =
+            (syn::ext::IdentExt::unraw(field) != *wire).then(|| quote!(#[serde(rename = #wire)]));
+        quote!(#[doc = #doc] #rename pub #field: #ty,)
     });
     let idents: Vec<&Ident> = params.iter().map(|(p, _, _)| &p.ident).collect();
     let names: Vec<String> = idents.iter().map(|i| i.to_string()).collect();
@@ -60,8 +62,13 @@ pub(crate) fn args_struct(
     let properties = params.iter().map(|(param, wire, description)| {
         let ty = &param.ty;
         let described = description.map(|d| quote!(.described(#d)));
+        let base = quote_spanned!(ty.span()=> <#ty as #krate::schema::ToolSchema>::SCHEMA);
+        let schema = match &param.kind {
+            ParamKind::Model { constraints, .. } => constraints.apply(base, krate),
+            _ => base,
+        };
         quote_spanned! {ty.span()=>
-            #krate::schema::Property::new(#wire, &<#ty as #krate::schema::ToolSchema>::SCHEMA) #described
+            #krate::schema::Property::new(#wire, &#schema) #described
         }
     });
     let struct_name = ident.to_string();

@@ -6,6 +6,7 @@ use syn::{Attribute, FnArg, Ident, Pat, ReceiverKind, ReturnType, Signature, Typ
 
 use super::check;
 use crate::attr::ToolOptions;
+use crate::constraints::Constraints;
 use crate::errors::Errors;
 use crate::{docs, types};
 
@@ -23,10 +24,12 @@ pub(crate) enum Site {
 pub(crate) enum ParamKind {
     /// A model-written argument: a property of the arguments object.
     Model {
-        /// The wire name (the identifier without `r#`).
+        /// The wire name (the identifier without `r#`, or `#[schema(rename)]`).
         wire: String,
-        /// The `///` docs of the parameter.
+        /// The `///` docs of the parameter (or `#[schema(description)]`).
         description: Option<String>,
+        /// `#[schema]` / `#[schemars]` / `#[validate]` constraints.
+        constraints: Box<Constraints>,
     },
     /// The run context (`ToolRunContext`, by value or by reference).
     Context {
@@ -94,9 +97,9 @@ impl ToolSig {
     /// The model-written parameters.
     pub(crate) fn model_params(&self) -> impl Iterator<Item = (&Param, &str, Option<&str>)> {
         self.params.iter().filter_map(|p| match &p.kind {
-            ParamKind::Model { wire, description } => {
-                Some((p, wire.as_str(), description.as_deref()))
-            }
+            ParamKind::Model {
+                wire, description, ..
+            } => Some((p, wire.as_str(), description.as_deref())),
             _ => None,
         })
     }
@@ -194,6 +197,13 @@ fn params(sig: &Signature, site: Site, errors: &mut Errors) -> Vec<Param> {
             errors.spanned(span, "`#[tool]` parameters cannot be `impl Trait`: name a concrete type the arguments can be read into");
             continue;
         }
+        let constraints = Constraints::parse(&typed.attrs, errors);
+        if classify(&ty).is_some() && !constraints.is_empty() {
+            errors.spanned(
+                &ty,
+                "constraint attributes do not apply to a `ToolRunContext` or `State` parameter: the model never writes it",
+            );
+        }
         let kind = match classify(&ty) {
             Some(kind @ ParamKind::Context { .. }) => {
                 if has_context {
@@ -219,8 +229,15 @@ fn params(sig: &Signature, site: Site, errors: &mut Errors) -> Vec<Param> {
                     continue;
                 }
                 ParamKind::Model {
-                    wire: ident.unraw().to_string(),
-                    description: docs::description(&typed.attrs),
+                    wire: constraints
+                        .rename
+                        .as_ref()
+                        .map_or_else(|| ident.unraw().to_string(), syn::LitStr::value),
+                    description: constraints
+                        .description
+                        .clone()
+                        .or_else(|| docs::description(&typed.attrs)),
+                    constraints: Box::new(constraints),
                 }
             }
         };

@@ -1,10 +1,6 @@
-//! Local `$ref` resolution and the small schema predicates every dialect shares.
-//!
-//! The resolver is always compiled; the Code Mode SDK (behind `code-mode`) resolves through
-//! [`resolve_target`] too. [`resolve`] also returns the target's pointer, which dialect issues
-//! are reported at.
-
-use std::borrow::Cow;
+//! Local `$ref` resolution (through `dsh_tools::subset::resolve_ref`) and the small schema
+//! predicates every dialect shares. [`resolve`] also returns the target's pointer, which
+//! dialect issues are reported at.
 
 use serde_json::{Map, Value};
 
@@ -30,82 +26,17 @@ pub(crate) fn is_annotation(key: &str) -> bool {
     ANNOTATIONS.contains(&key) || key.starts_with("x-")
 }
 
-/// Resolves `reference` against the document `root`: `#`, JSON-pointer fragments `#/…` (with
-/// `~0`/`~1` and percent escapes), and the same behind the root's own `$id`. Returns the target
-/// and its pointer (`#/$defs/Node`), or `None` for anchors, other documents and dangling
-/// pointers.
+/// Resolves `reference` against the document `root` (through
+/// [`dsh_tools::subset::resolve_ref`], the workspace's one resolver): returns the target and its
+/// pointer (`#/$defs/Node`), or `None` for anchors, other documents and dangling pointers.
 pub(crate) fn resolve<'a>(root: &'a Value, reference: &str) -> Option<(&'a Value, String)> {
-    let (node, fragment) = resolve_fragment(root, reference)?;
+    let (node, fragment) = dsh_tools::subset::resolve_ref(root, reference)?;
     Some((node, format!("#{fragment}")))
 }
 
-/// [`resolve`] without the pointer: the target alone, allocating nothing for plain
-/// `#/$defs/Name` references (the Code Mode SDK resolves through this).
+/// [`resolve`] without the pointer: the target alone.
 pub(crate) fn resolve_target<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
-    resolve_fragment(root, reference).map(|(node, _)| node)
-}
-
-/// The target of `reference` and its decoded fragment (`""` for the root).
-fn resolve_fragment<'a, 'r>(
-    root: &'a Value,
-    reference: &'r str,
-) -> Option<(&'a Value, Cow<'r, str>)> {
-    let fragment = match reference.strip_prefix('#') {
-        Some(fragment) => fragment,
-        None => {
-            let id = root.get("$id")?.as_str()?;
-            let rest = reference.strip_prefix(id.trim_end_matches('#'))?;
-            if rest.is_empty() {
-                ""
-            } else {
-                rest.strip_prefix('#')?
-            }
-        }
-    };
-    let fragment = percent_decode(fragment)?;
-    let Some(pointer) = fragment.strip_prefix('/') else {
-        return fragment.is_empty().then_some((root, fragment));
-    };
-    let mut node = root;
-    for token in pointer.split('/') {
-        let token = if token.contains('~') {
-            Cow::Owned(token.replace("~1", "/").replace("~0", "~"))
-        } else {
-            Cow::Borrowed(token)
-        };
-        node = match node {
-            Value::Object(map) => map.get(token.as_ref())?,
-            Value::Array(items) => {
-                if token.len() > 1 && token.starts_with('0') {
-                    return None;
-                }
-                items.get(token.parse::<usize>().ok()?)?
-            }
-            _ => return None,
-        };
-    }
-    Some((node, fragment))
-}
-
-/// Decodes `%XX` escapes; `None` when an escape is malformed or the bytes are not UTF-8.
-fn percent_decode(s: &str) -> Option<Cow<'_, str>> {
-    if !s.contains('%') {
-        return Some(Cow::Borrowed(s));
-    }
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = s.get(i + 1..i + 3)?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok().map(Cow::Owned)
+    dsh_tools::subset::resolve_ref(root, reference).map(|(node, _)| node)
 }
 
 /// The JSON type name of a value (`integer` for numbers with zero fraction).

@@ -215,11 +215,19 @@ impl ToolRegistry {
                 "tool \"{name}\" requires approval, but the call has no agent to route it through"
             ));
         };
+        let arguments = exec.arguments.clone();
+        let args = arguments.as_deref().unwrap_or(&serde_json::Value::Null);
+        let view = self
+            .get(name, Some(agent))
+            .and_then(|def| def.present_call(args))
+            .unwrap_or_else(|| dsh_tools::present::fallback_call_view(name, args));
         let request = ApprovalRequest {
             agent,
             tool_name: name.to_string(),
             call_id: exec.call_id.to_string(),
             reason,
+            arguments,
+            view,
             cancel: cancel.clone(),
         };
         // A Code Mode sub-call waiting for a person does not spend its program's wall clock.

@@ -11,7 +11,8 @@ use super::Provider;
 /// ```
 /// use dsh_tools_runtime::provider::{Provider, parse_calls};
 /// use serde_json::json;
-/// let err = parse_calls(Provider::OpenAiChat, &json!({"choices": [{"message": {"tool_calls": [{"id": 7}]}}]})).unwrap_err();
+/// let call = json!({"id": 7, "type": "function", "function": {"name": "f", "arguments": "{}"}});
+/// let err = parse_calls(Provider::OpenAiChat, &json!({"choices": [{"message": {"tool_calls": [call]}}]})).unwrap_err();
 /// assert_eq!(err.to_string(), "not an OpenAI Chat Completions response: choices[0].message.tool_calls[0].id must be a string, got number");
 /// assert_eq!(err.code(), "PROVIDER_SHAPE");
 /// ```

@@ -93,8 +93,10 @@ impl ToolBuilder {
         self
     }
 
-    /// Parameters from a JSON Schema in the parameter vocabulary (the reference subset plus
-    /// bounds); arguments are validated against it.
+    /// Parameters from a JSON Schema in the parameter vocabulary (`docs/CONTRACTS.md`, "Schema
+    /// vocabulary"); arguments are validated against it. A schema outside it (an invalid
+    /// `pattern`, an unknown `format`, a `$ref` cycle without a base case …) fails `build` with
+    /// `UNSUPPORTED_SCHEMA`, naming the path.
     pub fn parameters_json(mut self, schema: Value) -> Self {
         self.parameters = Parameters::Validated(
             crate::subset::assert_supported_in(&schema, Vocabulary::Parameters).map(|()| schema),
@@ -116,9 +118,11 @@ impl ToolBuilder {
         self
     }
 
-    /// The output schema as JSON (must be inside the reference subset).
+    /// The output schema as JSON, inside the output vocabulary (the reference subset plus
+    /// tuples and local `$ref`s; `docs/CONTRACTS.md`, "Schema vocabulary").
     pub fn output_json(mut self, schema: Value) -> Self {
-        self.output = crate::subset::assert_supported(&schema).map(|()| schema);
+        self.output =
+            crate::subset::assert_supported_in(&schema, Vocabulary::Output).map(|()| schema);
         self
     }
 
@@ -250,7 +254,7 @@ impl ToolBuilder {
             Parameters::Raw(schema) => (schema, None),
         };
         let output_schema = self.output?;
-        let output_validator = CompiledSchema::compile(&output_schema, Vocabulary::Reference)?;
+        let output_validator = CompiledSchema::compile(&output_schema, Vocabulary::Output)?;
         let Some(execute) = self.execute else {
             return Err(DefinitionError::Missing {
                 tool: name,

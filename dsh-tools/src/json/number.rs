@@ -80,7 +80,74 @@ pub fn write_js_number(out: &mut String, x: f64) {
         return;
     };
     let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    let digits = even_on_tie(magnitude, digits, exponent);
     write_ecmascript_digits(out, &digits, exponent + 1);
+}
+
+/// ECMAScript's tie-break on the shortest digits: when `magnitude` lies exactly halfway between
+/// two shortest candidates, JavaScript prints the even one (`-2085550647033629.25` prints
+/// `-2085550647033629.2`); Rust's shortest formatting may give the odd one.
+///
+/// `digits` (k digits) and `exponent` are Rust's shortest form `d.ddd × 10^exponent`.
+fn even_on_tie(magnitude: f64, digits: String, exponent: i64) -> String {
+    let k = digits.len();
+    if digits.as_bytes().last().is_none_or(|d| d % 2 == 0) {
+        return digits;
+    }
+    // A tie needs the exact value to have k + 1 significant digits, the last a 5. A cheap look
+    // at 25 more digits first; then the whole exact expansion (at most 767 significant digits).
+    let Some(below) = halfway_below(magnitude, k, exponent, k + 24)
+        .and_then(|_| halfway_below(magnitude, k, exponent, 800))
+    else {
+        return digits;
+    };
+    // The candidates are `below` and `below + 1`; the even one of them.
+    let even = if below.as_bytes().last().is_some_and(|d| d % 2 == 0) {
+        below
+    } else {
+        match increment_decimal(&below) {
+            Some(up) => up,
+            None => return digits,
+        }
+    };
+    // Only a candidate that reads back as the same double is a candidate at all.
+    let reads_back = format!("{}.{}e{exponent}", &even[..1], &even[1..])
+        .parse::<f64>()
+        .is_ok_and(|x| x == magnitude);
+    if reads_back {
+        even.trim_end_matches('0').to_owned()
+    } else {
+        digits
+    }
+}
+
+/// When the exact decimal value of `magnitude` (printed with `precision` digits after the
+/// point, in exponent form with the same `exponent`) is `t5` followed by zeros, with `t` of `k`
+/// digits: `t`.
+fn halfway_below(magnitude: f64, k: usize, exponent: i64, precision: usize) -> Option<String> {
+    let exact = format!("{magnitude:.precision$e}");
+    let (mantissa, exact_exponent) = exact.split_once('e')?;
+    if exact_exponent.parse::<i64>().ok()? != exponent {
+        return None;
+    }
+    let significant: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let (t, rest) = significant.split_at_checked(k)?;
+    let mut rest = rest.bytes();
+    (rest.next() == Some(b'5') && rest.all(|d| d == b'0')).then(|| t.to_owned())
+}
+
+/// `digits + 1` as a decimal of the same length, or `None` when it would carry out (all nines).
+fn increment_decimal(digits: &str) -> Option<String> {
+    let mut bytes = digits.as_bytes().to_vec();
+    for d in bytes.iter_mut().rev() {
+        if *d == b'9' {
+            *d = b'0';
+        } else {
+            *d += 1;
+            return String::from_utf8(bytes).ok();
+        }
+    }
+    None
 }
 
 /// Lays out the decimal digits `s` (k digits, value `0.s × 10^n`) per ECMAScript Number::toString.
@@ -264,6 +331,9 @@ mod tests {
             (0.1 + 0.2, "0.30000000000000004"),
             (-1e-7, "-1e-7"),
             (123e18, "123000000000000000000"),
+            // Exactly halfway between two shortest candidates: the even one (Node.js prints it).
+            (-(2085550647033629.0 + 0.25), "-2085550647033629.2"),
+            (2085550647033629.0 + 0.75, "2085550647033629.8"),
         ];
         for (x, want) in cases {
             assert_eq!(js_number_string(*x), *want, "{x:?}");

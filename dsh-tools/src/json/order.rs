@@ -17,6 +17,23 @@ pub fn utf16_cmp(a: &str, b: &str) -> Ordering {
     a.encode_utf16().cmp(b.encode_utf16())
 }
 
+/// The array index a property key denotes in JavaScript, if any: the canonical decimal text of
+/// an integer from 0 to 2^32 − 2 (`"0"`, `"7"`, `"4294967294"`; not `"01"`, `"-1"`, `"1.0"` or
+/// `"4294967295"`). JavaScript enumerates such keys first, in ascending order, before the other
+/// keys in insertion order (`docs/CONTRACTS.md`, "JSON values").
+pub(crate) fn array_index(key: &str) -> Option<u32> {
+    let bytes = key.as_bytes();
+    let canonical = match bytes {
+        [b'0'] => true,
+        [b'1'..=b'9', rest @ ..] => rest.len() < 10 && rest.iter().all(u8::is_ascii_digit),
+        _ => false,
+    };
+    if !canonical {
+        return None;
+    }
+    key.parse::<u32>().ok().filter(|&index| index != u32::MAX)
+}
+
 /// Whether `c` matches JavaScript's `\s`: the WhiteSpace and LineTerminator productions (TAB, VT,
 /// FF, SPACE, NBSP, U+FEFF, every `Zs` character, LF, CR, U+2028, U+2029). U+0085 is **not**
 /// included (unlike [`char::is_whitespace`]).
@@ -65,6 +82,31 @@ pub fn collapse_js_whitespace(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn array_indices_are_canonical_and_below_two_pow_32_minus_one() {
+        for (key, index) in [
+            ("0", Some(0)),
+            ("7", Some(7)),
+            ("4294967294", Some(4_294_967_294)),
+        ] {
+            assert_eq!(array_index(key), index, "{key}");
+        }
+        for key in [
+            "",
+            "01",
+            "-1",
+            "1.0",
+            "+1",
+            " 1",
+            "4294967295",
+            "99999999999",
+            "1e3",
+            "a",
+        ] {
+            assert_eq!(array_index(key), None, "{key}");
+        }
+    }
 
     #[test]
     fn utf16_order_sorts_like_javascript() {

@@ -4,11 +4,14 @@ use serde_json::{Value, map};
 
 use super::escape::write_json_quoted;
 use super::number::write_js_number_of;
+use super::order::array_index;
 
 /// Renders a value exactly as JavaScript `JSON.stringify(value)` does (compact form).
 ///
 /// Numbers print as JavaScript prints the corresponding double, strings use `JSON.stringify`
-/// escaping, and object keys keep their insertion order. Iterative: 5,000-deep values are fine.
+/// escaping, and object keys come in JavaScript's order: array-index keys (`"0"`, `"1"`, …)
+/// first in ascending order, then the others in insertion order (`docs/CONTRACTS.md`, "JSON
+/// values"). Iterative: 5,000-deep values are fine.
 ///
 /// ```
 /// use dsh_tools::json::js_stringify;
@@ -16,6 +19,7 @@ use super::number::write_js_number_of;
 /// assert_eq!(js_stringify(&json!([1e21, 0.1, 1e-7])), "[1e+21,0.1,1e-7]");
 /// assert_eq!(js_stringify(&json!({"b": [true, null], "a": "\u{2028}"})), "{\"b\":[true,null],\"a\":\"\u{2028}\"}");
 /// assert_eq!(js_stringify(&json!(1.0)), "1");
+/// assert_eq!(js_stringify(&json!({"b": 1, "10": 2, "2": 3})), r#"{"2":3,"10":2,"b":1}"#);
 /// ```
 pub fn js_stringify(v: &Value) -> String {
     let mut out = String::new();
@@ -42,10 +46,41 @@ enum Frame<'a> {
         compact: bool,
     },
     Object {
-        entries: map::Iter<'a>,
+        entries: Entries<'a>,
         depth: usize,
         compact: bool,
     },
+}
+
+/// An object's entries in JavaScript's enumeration order (see [`js_stringify`]).
+enum Entries<'a> {
+    /// No array-index key: insertion order, without a copy.
+    Inserted(map::Iter<'a>),
+    /// Array-index keys first.
+    Reordered(std::vec::IntoIter<(&'a String, &'a Value)>),
+}
+
+impl<'a> Entries<'a> {
+    fn of(map: &'a map::Map<String, Value>) -> Self {
+        if !map.keys().any(|key| array_index(key).is_some()) {
+            return Entries::Inserted(map.iter());
+        }
+        let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+        // Stable: the other keys keep their insertion order behind the indices.
+        entries.sort_by_key(|(key, _)| array_index(key).map_or(u64::MAX, u64::from));
+        Entries::Reordered(entries.into_iter())
+    }
+}
+
+impl<'a> Iterator for Entries<'a> {
+    type Item = (&'a String, &'a Value);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self {
+            Entries::Inserted(entries) => entries.next(),
+            Entries::Reordered(entries) => entries.next(),
+        }
+    }
 }
 
 fn push_indent(out: &mut String, depth: usize) {
@@ -88,7 +123,7 @@ pub(crate) fn write_json(out: &mut String, v: &Value, compact_from: usize) {
                 }
                 Value::Object(map) => {
                     out.push('{');
-                    let mut entries = map.iter();
+                    let mut entries = Entries::of(map);
                     if let Some((key, first)) = entries.next() {
                         if !compact {
                             out.push('\n');

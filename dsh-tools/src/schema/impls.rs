@@ -8,12 +8,17 @@
 //! validation sound (whatever validates still deserialises).
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::num::NonZero;
 use std::path::PathBuf;
 use std::rc::Rc;
 use std::sync::Arc;
+use std::time::Duration;
 
-use super::spec::{Additional, Literal, NumberBounds, SchemaSpec, SizeBounds, SpecKind};
+use super::spec::{
+    Additional, Checks, Literal, NumberBounds, Property, SchemaSpec, SizeBounds, SpecKind,
+};
 
 /// A Rust type whose JSON shape is known at compile time.
 ///
@@ -29,7 +34,7 @@ use super::spec::{Additional, Literal, NumberBounds, SchemaSpec, SizeBounds, Spe
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has no tool schema",
     label = "this type cannot be described to a model",
-    note = "derive it with `#[derive(ToolSchema)]`, or use a type that implements `ToolSchema` (std scalars, String, Vec, Option, maps with String keys, serde_json::Value)"
+    note = "derive it with `#[derive(ToolSchema)]`, implement it by hand, or use a type that implements `ToolSchema` (std scalars, String, Vec, sets, tuples, Option, maps with String keys, serde_json::Value, and behind features uuid, chrono, url, indexmap)"
 )]
 pub trait ToolSchema {
     /// The type's schema.
@@ -64,9 +69,21 @@ integer_schema! {
     i32 => Literal::Int(i32::MIN as i64), Literal::Int(i32::MAX as i64);
     i64 => Literal::Int(MIN_SAFE), Literal::UInt(MAX_SAFE);
     i128 => Literal::Int(MIN_SAFE), Literal::UInt(MAX_SAFE);
-    isize => Literal::Int(if (isize::MIN as i64) > MIN_SAFE { isize::MIN as i64 } else { MIN_SAFE }),
-        Literal::UInt(if (isize::MAX as u64) < MAX_SAFE { isize::MAX as u64 } else { MAX_SAFE });
+    isize => Literal::Int(ISIZE_MIN), Literal::UInt(ISIZE_MAX);
 }
+
+/// `isize::MIN`, bounded to the JSON-safe range.
+const ISIZE_MIN: i64 = if (isize::MIN as i64) > MIN_SAFE {
+    isize::MIN as i64
+} else {
+    MIN_SAFE
+};
+/// `isize::MAX`, bounded to the JSON-safe range.
+const ISIZE_MAX: u64 = if (isize::MAX as u64) < MAX_SAFE {
+    isize::MAX as u64
+} else {
+    MAX_SAFE
+};
 
 impl ToolSchema for f64 {
     const SCHEMA: SchemaSpec = SchemaSpec::new(SpecKind::Number(NumberBounds::NONE));
@@ -126,10 +143,36 @@ impl<T: ToolSchema> ToolSchema for Option<T> {
 }
 
 impl<T: ToolSchema> ToolSchema for Vec<T> {
+    // Items are read lazily: a type that holds a `Vec` of itself has a finite `const`.
     const SCHEMA: SchemaSpec = SchemaSpec::new(SpecKind::Array {
-        items: Some(&T::SCHEMA),
+        items: Some(&SchemaSpec::lazy(|| &T::SCHEMA)),
         size: SizeBounds::NONE,
     });
+}
+
+impl<T: ToolSchema> ToolSchema for VecDeque<T> {
+    const SCHEMA: SchemaSpec = <Vec<T>>::SCHEMA;
+}
+
+/// A set: an array whose items are unique under JSON equality (`uniqueItems`). serde would read
+/// duplicates into a set silently; the schema refuses them, which is narrower.
+const fn set_of(items: &'static SchemaSpec) -> SchemaSpec {
+    SchemaSpec::new(SpecKind::Array {
+        items: Some(items),
+        size: SizeBounds::NONE,
+    })
+    .with_checks(Checks {
+        unique_items: true,
+        ..Checks::NONE
+    })
+}
+
+impl<T: ToolSchema, S> ToolSchema for HashSet<T, S> {
+    const SCHEMA: SchemaSpec = set_of(&SchemaSpec::lazy(|| &T::SCHEMA));
+}
+
+impl<T: ToolSchema> ToolSchema for BTreeSet<T> {
+    const SCHEMA: SchemaSpec = set_of(&SchemaSpec::lazy(|| &T::SCHEMA));
 }
 
 impl<T: ToolSchema> ToolSchema for [T] {
@@ -138,7 +181,7 @@ impl<T: ToolSchema> ToolSchema for [T] {
 
 impl<T: ToolSchema, const N: usize> ToolSchema for [T; N] {
     const SCHEMA: SchemaSpec = SchemaSpec::new(SpecKind::Array {
-        items: Some(&T::SCHEMA),
+        items: Some(&SchemaSpec::lazy(|| &T::SCHEMA)),
         size: SizeBounds::exactly(N as u64),
     });
 }
@@ -147,7 +190,7 @@ impl<T: ToolSchema, S> ToolSchema for HashMap<String, T, S> {
     const SCHEMA: SchemaSpec = SchemaSpec::new(SpecKind::Object {
         properties: &[],
         flatten: &[],
-        additional: Additional::Schema(&T::SCHEMA),
+        additional: Additional::Schema(&SchemaSpec::lazy(|| &T::SCHEMA)),
     });
 }
 
@@ -157,13 +200,161 @@ impl<T: ToolSchema> ToolSchema for BTreeMap<String, T> {
 
 macro_rules! transparent_schema {
     ($($wrapper:ident),*) => {$(
+        /// The inner type's schema, read lazily (`Box<Self>` is how types recurse).
         impl<T: ToolSchema + ?Sized> ToolSchema for $wrapper<T> {
-            const SCHEMA: SchemaSpec = T::SCHEMA;
+            const SCHEMA: SchemaSpec = SchemaSpec::lazy(|| &T::SCHEMA);
         }
     )*};
 }
 transparent_schema!(Box, Arc, Rc);
 
+macro_rules! tuple_schema {
+    ($($name:ident)+) => {
+        /// A fixed-length array: `prefixItems` with one schema per element, `items: false`.
+        impl<$($name: ToolSchema),+> ToolSchema for ($($name,)+) {
+            const SCHEMA: SchemaSpec = SchemaSpec::new(SpecKind::Tuple(&[$($name::SCHEMA),+]));
+        }
+    };
+}
+tuple_schema!(A);
+tuple_schema!(A B);
+tuple_schema!(A B C);
+tuple_schema!(A B C D);
+tuple_schema!(A B C D E);
+tuple_schema!(A B C D E F);
+tuple_schema!(A B C D E F G);
+tuple_schema!(A B C D E F G H);
+tuple_schema!(A B C D E F G H I);
+tuple_schema!(A B C D E F G H I J);
+tuple_schema!(A B C D E F G H I J K);
+tuple_schema!(A B C D E F G H I J K L);
+
+macro_rules! nonzero_unsigned {
+    ($($ty:ty),*) => {$(
+        /// `minimum: 1`: serde refuses 0.
+        impl ToolSchema for NonZero<$ty> {
+            const SCHEMA: SchemaSpec = match <$ty as ToolSchema>::SCHEMA.kind {
+                SpecKind::Integer(bounds) => SchemaSpec::new(SpecKind::Integer(NumberBounds {
+                    minimum: Some(Literal::UInt(1)),
+                    maximum: bounds.maximum,
+                })),
+                _ => <$ty as ToolSchema>::SCHEMA,
+            };
+        }
+    )*};
+}
+nonzero_unsigned!(u8, u16, u32, u64, u128, usize);
+
+macro_rules! nonzero_signed {
+    ($($ty:ty => $min:expr, $max:expr;)*) => {$(
+        /// The negative or the positive integers of the type: serde refuses 0.
+        impl ToolSchema for NonZero<$ty> {
+            const SCHEMA: SchemaSpec = SchemaSpec::new(SpecKind::OneOf(&[
+                SchemaSpec::new(SpecKind::Integer(NumberBounds {
+                    minimum: Some($min),
+                    maximum: Some(Literal::Int(-1)),
+                })),
+                SchemaSpec::new(SpecKind::Integer(NumberBounds {
+                    minimum: Some(Literal::Int(1)),
+                    maximum: Some($max),
+                })),
+            ]));
+        }
+    )*};
+}
+nonzero_signed! {
+    i8 => Literal::Int(i8::MIN as i64), Literal::Int(i8::MAX as i64);
+    i16 => Literal::Int(i16::MIN as i64), Literal::Int(i16::MAX as i64);
+    i32 => Literal::Int(i32::MIN as i64), Literal::Int(i32::MAX as i64);
+    i64 => Literal::Int(MIN_SAFE), Literal::UInt(MAX_SAFE);
+    i128 => Literal::Int(MIN_SAFE), Literal::UInt(MAX_SAFE);
+    isize => Literal::Int(ISIZE_MIN), Literal::UInt(ISIZE_MAX);
+}
+
+/// serde's form of a `Duration`: `{"secs": u64, "nanos": u32}`, both required, nothing else.
+impl ToolSchema for Duration {
+    const SCHEMA: SchemaSpec = SchemaSpec::new(SpecKind::Object {
+        properties: &[
+            Property::new("secs", &u64::SCHEMA).described("Whole seconds."),
+            Property::new("nanos", &u32::SCHEMA).described(
+                "Nanoseconds past the seconds (1,000,000,000 or more carry into `secs`).",
+            ),
+        ],
+        flatten: &[],
+        additional: Additional::Deny,
+    });
+}
+
+/// A string with a `format`.
+pub(crate) const fn formatted(format: &'static str) -> SchemaSpec {
+    STRING.with_checks(Checks {
+        format: Some(format),
+        ..Checks::NONE
+    })
+}
+
+impl ToolSchema for Ipv4Addr {
+    const SCHEMA: SchemaSpec = formatted("ipv4");
+}
+
+impl ToolSchema for Ipv6Addr {
+    const SCHEMA: SchemaSpec = formatted("ipv6");
+}
+
+impl ToolSchema for IpAddr {
+    const SCHEMA: SchemaSpec =
+        SchemaSpec::new(SpecKind::OneOf(&[Ipv4Addr::SCHEMA, Ipv6Addr::SCHEMA]));
+}
+
 impl<T: ToolSchema + ?Sized> ToolSchema for &T {
     const SCHEMA: SchemaSpec = T::SCHEMA;
+}
+
+#[cfg(feature = "uuid")]
+impl ToolSchema for uuid::Uuid {
+    /// The hyphenated form (uuid's serde also reads the simple, braced and URN forms: narrower).
+    const SCHEMA: SchemaSpec = formatted("uuid");
+}
+
+#[cfg(feature = "url")]
+impl ToolSchema for url::Url {
+    const SCHEMA: SchemaSpec = formatted("uri");
+}
+
+#[cfg(feature = "indexmap")]
+impl<T: ToolSchema, S> ToolSchema for indexmap::IndexMap<String, T, S> {
+    const SCHEMA: SchemaSpec = <HashMap<String, T>>::SCHEMA;
+}
+
+#[cfg(feature = "indexmap")]
+impl<T: ToolSchema, S> ToolSchema for indexmap::IndexSet<T, S> {
+    const SCHEMA: SchemaSpec = set_of(&SchemaSpec::lazy(|| &T::SCHEMA));
+}
+
+#[cfg(feature = "chrono")]
+mod chrono_impls {
+    use super::{Checks, STRING, SchemaSpec, ToolSchema, formatted};
+
+    /// RFC 3339 `date-time` without a leap second and with an upper-case `T` (chrono refuses the
+    /// lower-case one; `:60` it reads into a leap nanosecond only at the end of a minute).
+    const DATE_TIME: SchemaSpec = formatted("date-time").with_checks(Checks {
+        pattern: Some("^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:[0-5]\\d"),
+        ..Checks::NONE
+    });
+
+    impl<Tz: chrono::TimeZone> ToolSchema for chrono::DateTime<Tz> {
+        const SCHEMA: SchemaSpec = DATE_TIME;
+    }
+
+    impl ToolSchema for chrono::NaiveDate {
+        const SCHEMA: SchemaSpec = formatted("date");
+    }
+
+    impl ToolSchema for chrono::NaiveTime {
+        /// `HH:MM:SS[.fraction]`, no offset.
+        const SCHEMA: SchemaSpec = STRING.with_checks(Checks {
+            pattern: Some("^([01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(\\.\\d{1,9})?$"),
+            ..Checks::NONE
+        });
+    }
 }

@@ -10,11 +10,14 @@
 //! );
 //! ```
 
+mod checks;
 mod compile;
 mod impls;
+mod recursion;
 mod spec;
 
 pub use impls::ToolSchema;
 pub use spec::{
-    Additional, Literal, Meta, NumberBounds, Property, SchemaSpec, SizeBounds, SpecKind,
+    Additional, Checks, Literal, Meta, NumberBounds, Property, SchemaSpec, SizeBounds, SpecKind,
+    TypeName,
 };

@@ -3,9 +3,13 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use serde_json::{Number, Value};
+use serde_json::{Map, Number, Value};
 
+use super::format::Format;
+use super::pattern::Pattern;
+use super::refs::resolve_ref;
 use super::scalar::short_eq;
+use super::walk::TYPELESS;
 use super::{Vocabulary, assert_supported_in};
 use crate::error::JsonSchemaError;
 use crate::json::js_stringify;
@@ -92,10 +96,24 @@ pub(crate) struct Required {
 /// `type: "array"`.
 #[derive(Debug, Clone)]
 pub(crate) struct ArrayNode {
-    /// The item schema ([`ANY`] when `items` is absent).
+    /// The item schema ([`ANY`] when `items` is absent) of the items after the tuple prefix.
     pub(crate) items: NodeId,
+    /// `prefixItems`: the schemas of the first items.
+    pub(crate) prefix: Box<[NodeId]>,
+    /// `items: false`: no item after the prefix.
+    pub(crate) closed: bool,
+    /// `uniqueItems: true`.
+    pub(crate) unique: bool,
     pub(crate) min_items: Option<Bound>,
     pub(crate) max_items: Option<Bound>,
+}
+
+impl ArrayNode {
+    /// The schema of the item at `index`.
+    #[inline(always)]
+    pub(crate) fn item(&self, index: usize) -> NodeId {
+        self.prefix.get(index).copied().unwrap_or(self.items)
+    }
 }
 
 /// The scalar types.
@@ -118,6 +136,19 @@ pub(crate) struct ScalarNode {
     pub(crate) min: Option<Bound>,
     /// `maximum` (numbers) or `maxLength` (strings).
     pub(crate) max: Option<Bound>,
+    /// The rarer assertions, kept out of line so the common node stays small.
+    pub(crate) extra: Option<Box<ScalarExtra>>,
+}
+
+/// `exclusiveMinimum`, `exclusiveMaximum`, `multipleOf` (numbers), `pattern` and `format`
+/// (strings).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ScalarExtra {
+    pub(crate) exclusive_min: Option<Bound>,
+    pub(crate) exclusive_max: Option<Bound>,
+    pub(crate) multiple_of: Option<Bound>,
+    pub(crate) pattern: Option<Pattern>,
+    pub(crate) format: Option<Format>,
 }
 
 /// A bound keyword's value: the declared number (printed in messages) and the double every value
@@ -162,19 +193,43 @@ impl CompiledSchema {
     }
 
     /// Compiles any schema, best effort: what is not understood accepts any lossless value
-    /// (non-record nodes, unknown `type`s), a non-array `oneOf` has no branches, malformed
-    /// `properties`/`required` are ignored, only `additionalProperties: false` closes an object.
-    /// Bounds are honoured whenever they are numbers. Never fails, iterative.
+    /// (non-record nodes, unknown `type`s, unresolvable `$ref`s, invalid patterns and unknown
+    /// formats), a non-array `oneOf` has no branches, malformed `properties`/`required` are
+    /// ignored, only `additionalProperties: false` closes an object. Bounds are honoured
+    /// whenever they are numbers. A `$ref` compiles to its target's node (compiled once), so
+    /// recursive schemas become cyclic node graphs; a cycle through `oneOf` branches alone is
+    /// cut (the `oneOf` accepts any value), so validation always ends. Never fails, iterative.
     pub(crate) fn compile_lenient(schema: &Value) -> Self {
-        let mut nodes = vec![Node::Any];
-        let mut work: Vec<(&Value, NodeId)> = vec![(schema, 0)];
-        while let Some((value, id)) = work.pop() {
-            let node = compile_node(value, &mut nodes, &mut work);
-            if let Some(slot) = nodes.get_mut(id) {
+        let mut compiler = Compiler {
+            root: schema,
+            nodes: vec![Node::Any],
+            work: Vec::new(),
+            targets: HashMap::from([(std::ptr::from_ref(schema), 0)]),
+        };
+        // A root that is itself a reference compiles as its target.
+        let mut start = Some(schema);
+        let mut hops = 0;
+        while let Some(reference) = start.and_then(|s| s.get("$ref")).and_then(Value::as_str) {
+            hops += 1;
+            start = resolve_ref(schema, reference)
+                .map(|(target, _)| target)
+                .filter(|_| hops <= 64);
+        }
+        if let Some(start) = start {
+            compiler.targets.insert(std::ptr::from_ref(start), 0);
+            compiler.work.push((start, 0));
+        }
+        while let Some((value, id)) = compiler.work.pop() {
+            let node = compiler.compile_node(value);
+            if let Some(slot) = compiler.nodes.get_mut(id) {
                 *slot = node;
             }
         }
-        Self { nodes }
+        let mut compiled = Self {
+            nodes: compiler.nodes,
+        };
+        compiled.cut_unguarded_cycles();
+        compiled
     }
 
     /// The node `id` (`Any` for an out-of-range id, which compilation never produces).
@@ -182,113 +237,238 @@ impl CompiledSchema {
     pub(crate) fn node(&self, id: NodeId) -> &Node {
         self.nodes.get(id).unwrap_or(&Node::Any)
     }
-}
 
-/// Reserves a node slot for `child` and queues it for compilation.
-fn reserve<'a>(
-    child: &'a Value,
-    nodes: &mut Vec<Node>,
-    work: &mut Vec<(&'a Value, NodeId)>,
-) -> NodeId {
-    let id = nodes.len();
-    nodes.push(Node::Any);
-    work.push((child, id));
-    id
-}
-
-fn compile_node<'a>(
-    value: &'a Value,
-    nodes: &mut Vec<Node>,
-    work: &mut Vec<(&'a Value, NodeId)>,
-) -> Node {
-    let Value::Object(schema) = value else {
-        return Node::Any;
-    };
-    if let Some(one_of) = schema.get("oneOf") {
-        let branches = one_of.as_array().map(Vec::as_slice).unwrap_or_default();
-        return Node::OneOf(branches.iter().map(|b| reserve(b, nodes, work)).collect());
-    }
-    let number = |key: &str| schema.get(key).and_then(Value::as_number).map(Bound::new);
-    let ty = match schema.get("type").and_then(Value::as_str) {
-        Some("object") => {
-            let mut props: Vec<Prop> = match schema.get("properties") {
-                Some(Value::Object(properties)) => properties
-                    .iter()
-                    .map(|(name, child)| Prop {
-                        name: name.as_str().into(),
-                        node: reserve(child, nodes, work),
-                        required: false,
-                    })
-                    .collect(),
+    /// Replaces every `oneOf` node that reaches itself through `oneOf` branches alone by
+    /// [`Node::Any`] (only unsupported schemas have such cycles).
+    fn cut_unguarded_cycles(&mut self) {
+        let count = self.nodes.len();
+        let branches = |nodes: &[Node], id: NodeId| -> Vec<NodeId> {
+            match nodes.get(id) {
+                Some(Node::OneOf(branches)) => branches.to_vec(),
                 _ => Vec::new(),
-            };
-            let names = schema
-                .get("required")
-                .and_then(Value::as_array)
-                .map(Vec::as_slice);
-            let mut required = Vec::new();
-            for name in names.unwrap_or_default().iter().filter_map(Value::as_str) {
-                let declared = props.iter_mut().find(|p| &*p.name == name);
-                let is_declared = declared.is_some();
-                if let Some(prop) = declared {
-                    prop.required = true;
+            }
+        };
+        let mut color = vec![0u8; count];
+        let mut cut = Vec::new();
+        for start in 0..count {
+            if color[start] != 0 || !matches!(self.nodes[start], Node::OneOf(_)) {
+                continue;
+            }
+            let mut path: Vec<(NodeId, usize)> = vec![(start, 0)];
+            color[start] = 1;
+            while let Some(top) = path.last_mut() {
+                let (node, next) = *top;
+                match branches(&self.nodes, node).get(next) {
+                    Some(&child) if child < count => {
+                        top.1 += 1;
+                        match color[child] {
+                            0 => {
+                                color[child] = 1;
+                                path.push((child, 0));
+                            }
+                            1 => cut.push(child),
+                            _ => {}
+                        }
+                    }
+                    Some(_) => top.1 += 1,
+                    None => {
+                        color[node] = 2;
+                        path.pop();
+                    }
                 }
-                required.push(Required {
-                    name: name.into(),
-                    declared: is_declared,
+            }
+        }
+        for id in cut {
+            if let Some(slot) = self.nodes.get_mut(id) {
+                *slot = Node::Any;
+            }
+        }
+    }
+}
+
+/// The state of one compilation.
+struct Compiler<'a> {
+    root: &'a Value,
+    nodes: Vec<Node>,
+    work: Vec<(&'a Value, NodeId)>,
+    /// The node of each schema compiled so far as a `$ref` target (and the root).
+    targets: HashMap<*const Value, NodeId>,
+}
+
+impl<'a> Compiler<'a> {
+    /// Reserves a node slot for `child` and queues it for compilation; a `$ref` child is its
+    /// target's node.
+    fn reserve(&mut self, child: &'a Value) -> NodeId {
+        let mut child = child;
+        let mut hops = 0;
+        while let Some(reference) = child.get("$ref").and_then(Value::as_str) {
+            hops += 1;
+            match resolve_ref(self.root, reference) {
+                Some((target, _)) if hops <= 64 => child = target,
+                // Unresolvable, or a chain of references that never reaches a schema.
+                _ => return ANY,
+            }
+            if let Some(&id) = self.targets.get(&std::ptr::from_ref(child)) {
+                return id;
+            }
+        }
+        let id = self.nodes.len();
+        self.nodes.push(Node::Any);
+        self.work.push((child, id));
+        if hops > 0 {
+            self.targets.insert(std::ptr::from_ref(child), id);
+        }
+        id
+    }
+
+    fn compile_node(&mut self, value: &'a Value) -> Node {
+        let Value::Object(schema) = value else {
+            return Node::Any;
+        };
+        if let Some(one_of) = schema.get("oneOf") {
+            let branches = one_of.as_array().map(Vec::as_slice).unwrap_or_default();
+            return Node::OneOf(branches.iter().map(|b| self.reserve(b)).collect());
+        }
+        let declared = schema.get("type").and_then(Value::as_str);
+        if !schema.contains_key("type") && TYPELESS.iter().any(|k| schema.contains_key(*k)) {
+            // Assertions without `type` apply to the values of their own type: one branch per
+            // JSON type (disjoint, so exactly one can match).
+            let mut branches = Vec::with_capacity(6);
+            for ty in ["string", "number", "array", "object", "boolean", "null"] {
+                let id = self.nodes.len();
+                self.nodes.push(Node::Any);
+                let node = self.compile_typed(schema, Some(ty));
+                if let Some(slot) = self.nodes.get_mut(id) {
+                    *slot = node;
+                }
+                branches.push(id);
+            }
+            return Node::OneOf(branches.into());
+        }
+        self.compile_typed(schema, declared)
+    }
+
+    /// A node of type `ty` (the schema's own `type`, or one branch of a type-less node).
+    fn compile_typed(&mut self, schema: &'a Map<String, Value>, ty: Option<&str>) -> Node {
+        let number = |key: &str| schema.get(key).and_then(Value::as_number).map(Bound::new);
+        let ty = match ty {
+            Some("object") => {
+                let mut props: Vec<Prop> = match schema.get("properties") {
+                    Some(Value::Object(properties)) => properties
+                        .iter()
+                        .map(|(name, child)| Prop {
+                            name: name.as_str().into(),
+                            node: self.reserve(child),
+                            required: false,
+                        })
+                        .collect(),
+                    _ => Vec::new(),
+                };
+                let names = schema
+                    .get("required")
+                    .and_then(Value::as_array)
+                    .map(Vec::as_slice);
+                let mut required = Vec::new();
+                for name in names.unwrap_or_default().iter().filter_map(Value::as_str) {
+                    let declared = props.iter_mut().find(|p| &*p.name == name);
+                    let is_declared = declared.is_some();
+                    if let Some(prop) = declared {
+                        prop.required = true;
+                    }
+                    required.push(Required {
+                        name: name.into(),
+                        declared: is_declared,
+                    });
+                }
+                let extra = match schema.get("additionalProperties") {
+                    Some(values @ Value::Object(_)) => self.reserve(values),
+                    _ => ANY,
+                };
+                return Node::Object(ObjectNode::new(
+                    props,
+                    required,
+                    schema.get("additionalProperties") == Some(&Value::Bool(false)),
+                    extra,
+                ));
+            }
+            Some("array") => {
+                let prefix: Box<[NodeId]> = match schema.get("prefixItems") {
+                    Some(Value::Array(schemas)) => {
+                        schemas.iter().map(|s| self.reserve(s)).collect()
+                    }
+                    _ => Box::default(),
+                };
+                let items = schema.get("items");
+                return Node::Array(ArrayNode {
+                    items: match items {
+                        Some(items @ Value::Object(_)) => self.reserve(items),
+                        _ => ANY,
+                    },
+                    closed: !prefix.is_empty() && items == Some(&Value::Bool(false)),
+                    prefix,
+                    unique: schema.get("uniqueItems") == Some(&Value::Bool(true)),
+                    min_items: number("minItems"),
+                    max_items: number("maxItems"),
                 });
             }
-            let extra = match schema.get("additionalProperties") {
-                Some(values @ Value::Object(_)) => reserve(values, nodes, work),
-                _ => ANY,
-            };
-            return Node::Object(ObjectNode::new(
-                props,
-                required,
-                schema.get("additionalProperties") == Some(&Value::Bool(false)),
-                extra,
-            ));
+            Some("string") => ScalarType::String,
+            Some("number") => ScalarType::Number,
+            Some("integer") => ScalarType::Integer,
+            Some("boolean") => ScalarType::Boolean,
+            Some("null") => ScalarType::Null,
+            _ => return Node::Any,
+        };
+        let (min, max) = match ty {
+            ScalarType::String => (number("minLength"), number("maxLength")),
+            ScalarType::Number | ScalarType::Integer => (number("minimum"), number("maximum")),
+            ScalarType::Boolean | ScalarType::Null => (None, None),
+        };
+        let mut extra = ScalarExtra::default();
+        match ty {
+            ScalarType::String => {
+                extra.pattern = schema
+                    .get("pattern")
+                    .and_then(Value::as_str)
+                    .and_then(|p| Pattern::compile(p).ok());
+                extra.format = schema
+                    .get("format")
+                    .and_then(Value::as_str)
+                    .and_then(Format::from_name);
+            }
+            ScalarType::Number | ScalarType::Integer => {
+                extra.exclusive_min = number("exclusiveMinimum");
+                extra.exclusive_max = number("exclusiveMaximum");
+                extra.multiple_of =
+                    number("multipleOf").filter(|m| m.double > 0.0 && m.double.is_finite());
+            }
+            ScalarType::Boolean | ScalarType::Null => {}
         }
-        Some("array") => {
-            return Node::Array(ArrayNode {
-                items: schema
-                    .get("items")
-                    .map_or(ANY, |items| reserve(items, nodes, work)),
-                min_items: number("minItems"),
-                max_items: number("maxItems"),
-            });
-        }
-        Some("string") => ScalarType::String,
-        Some("number") => ScalarType::Number,
-        Some("integer") => ScalarType::Integer,
-        Some("boolean") => ScalarType::Boolean,
-        Some("null") => ScalarType::Null,
-        _ => return Node::Any,
-    };
-    let (min, max) = match ty {
-        ScalarType::String => (number("minLength"), number("maxLength")),
-        ScalarType::Number | ScalarType::Integer => (number("minimum"), number("maximum")),
-        ScalarType::Boolean | ScalarType::Null => (None, None),
-    };
-    Node::Scalar(ScalarNode {
-        ty,
-        enumeration: schema.get("enum").and_then(|declared| {
-            declared.as_array().map(|entries| Literals {
-                values: entries.iter().filter(|e| is_scalar(e)).cloned().collect(),
+        let has_extra = extra.pattern.is_some()
+            || extra.format.is_some()
+            || extra.exclusive_min.is_some()
+            || extra.exclusive_max.is_some()
+            || extra.multiple_of.is_some();
+        Node::Scalar(ScalarNode {
+            ty,
+            enumeration: schema.get("enum").and_then(|declared| {
+                declared.as_array().map(|entries| Literals {
+                    values: entries.iter().filter(|e| is_scalar(e)).cloned().collect(),
+                    json: js_stringify(declared).into(),
+                })
+            }),
+            constant: schema.get("const").map(|declared| Literals {
+                values: if is_scalar(declared) {
+                    vec![declared.clone()]
+                } else {
+                    Vec::new()
+                },
                 json: js_stringify(declared).into(),
-            })
-        }),
-        constant: schema.get("const").map(|declared| Literals {
-            values: if is_scalar(declared) {
-                vec![declared.clone()]
-            } else {
-                Vec::new()
-            },
-            json: js_stringify(declared).into(),
-        }),
-        min,
-        max,
-    })
+            }),
+            min,
+            max,
+            extra: has_extra.then(|| Box::new(extra)),
+        })
+    }
 }
 
 fn is_scalar(v: &Value) -> bool {

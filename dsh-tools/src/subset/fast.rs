@@ -8,7 +8,7 @@
 use serde_json::{Map, Value, map};
 
 use super::compiled::{ANY, CompiledSchema, Node, NodeId, ObjectNode};
-use super::scalar::{array_bounds_ok, scalar_ok, shallow_any};
+use super::scalar::{array_ok, scalar_ok, shallow_any};
 
 /// A container being validated.
 enum Frame<'s, 'v> {
@@ -19,9 +19,12 @@ enum Frame<'s, 'v> {
         seen_required: usize,
         hint: usize,
     },
-    /// Array elements against `items` ([`ANY`] for item-less and annotation-only arrays).
+    /// Array elements against `prefix[i]`, then `items` ([`ANY`] for item-less and
+    /// annotation-only arrays); `index` is the next element's.
     Array {
         items: NodeId,
+        prefix: &'s [NodeId],
+        index: usize,
         elements: std::slice::Iter<'v, Value>,
     },
     /// The values of an object under an annotation-only schema.
@@ -103,7 +106,7 @@ impl CompiledSchema {
                 _ => Some(false),
             },
             Node::Array(node) => match value {
-                Value::Array(elements) if !array_bounds_ok(node, elements.len()) => Some(false),
+                Value::Array(elements) if !array_ok(node, elements) => Some(false),
                 Value::Array(elements) if elements.is_empty() => Some(true),
                 Value::Array(_) => None,
                 _ => Some(false),
@@ -140,10 +143,12 @@ impl CompiledSchema {
                 self.scan_object::<false>(node, map, map.iter(), 0, 0)
             }
             (Node::Array(node), Value::Array(elements)) => {
-                self.scan_values::<false>(node.items, elements.iter())
+                self.scan_values::<false>(node.items, &node.prefix, elements.iter())
             }
-            (Node::Any, Value::Array(elements)) => self.scan_values::<false>(ANY, elements.iter()),
-            (Node::Any, Value::Object(map)) => self.scan_values::<false>(ANY, map.values()),
+            (Node::Any, Value::Array(elements)) => {
+                self.scan_values::<false>(ANY, &[], elements.iter())
+            }
+            (Node::Any, Value::Object(map)) => self.scan_values::<false>(ANY, &[], map.values()),
             _ => Scan::Decided(false),
         };
         match scan {
@@ -185,7 +190,7 @@ impl CompiledSchema {
                 };
             }
             (Node::Any, Value::Object(map)) => {
-                return match self.scan_values::<true>(ANY, map.values()) {
+                return match self.scan_values::<true>(ANY, &[], map.values()) {
                     Scan::Decided(ok) => Step::Done(ok),
                     Scan::At(position) => {
                         let mut values = map.values();
@@ -198,21 +203,25 @@ impl CompiledSchema {
                 };
             }
             (Node::Array(node), Value::Array(elements)) => (
-                node.items,
-                self.scan_values::<true>(node.items, elements.iter()),
+                (node.items, &*node.prefix),
+                self.scan_values::<true>(node.items, &node.prefix, elements.iter()),
             ),
-            (Node::Any, Value::Array(elements)) => {
-                (ANY, self.scan_values::<true>(ANY, elements.iter()))
-            }
+            (Node::Any, Value::Array(elements)) => (
+                (ANY, &[][..]),
+                self.scan_values::<true>(ANY, &[], elements.iter()),
+            ),
             _ => return Step::Done(false),
         };
         let Value::Array(elements) = value else {
             return Step::Done(false);
         };
+        let (items, prefix) = items;
         match scan {
             Scan::Decided(ok) => Step::Done(ok),
             Scan::At(index) => Step::Enter(Frame::Array {
                 items,
+                prefix,
+                index,
                 elements: elements.get(index..).unwrap_or_default().iter(),
             }),
             Scan::ObjectAt { .. } => Step::Done(false),
@@ -265,15 +274,18 @@ impl CompiledSchema {
         }
     }
 
-    /// The inline pass over array elements (or object values) against `items`.
+    /// The inline pass over array elements (or object values) against `prefix[i]`, then
+    /// `items`.
     #[inline(always)]
     fn scan_values<'v, const DEEP: bool>(
         &self,
         items: NodeId,
+        prefix: &[NodeId],
         values: impl Iterator<Item = &'v Value>,
     ) -> Scan<'v> {
         for (index, value) in values.enumerate() {
-            match self.decide::<DEEP>(items, value) {
+            let node = prefix.get(index).copied().unwrap_or(items);
+            match self.decide::<DEEP>(node, value) {
                 Some(true) => {}
                 Some(false) => return Scan::Decided(false),
                 None => return Scan::At(index),
@@ -317,7 +329,22 @@ impl CompiledSchema {
                 }
                 Step::Done(required_ok(node, map, *seen_required))
             }
-            Frame::Array { items, elements } => self.drain(*items, elements),
+            Frame::Array {
+                items,
+                prefix,
+                index,
+                elements,
+            } => {
+                for value in elements.by_ref() {
+                    let node = prefix.get(*index).copied().unwrap_or(*items);
+                    *index += 1;
+                    match self.step(node, value) {
+                        Step::Done(true) => {}
+                        other => return other,
+                    }
+                }
+                Step::Done(true)
+            }
             Frame::AnyObject(values) => self.drain(ANY, values),
             Frame::OneOf {
                 branches,

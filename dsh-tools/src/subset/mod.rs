@@ -5,10 +5,13 @@
 //! [`CompiledSchema::is_valid`] or, with model-readable messages, [`CompiledSchema::validate`].
 //! [`validate_value`] validates against a raw schema in one call.
 //!
-//! Two vocabularies exist: [`Vocabulary::Reference`] is exactly the subset of the reference
-//! implementation; [`Vocabulary::Parameters`] adds the bound keywords `minimum`, `maximum`,
-//! `minLength`, `maxLength`, `minItems` and `maxItems` that typed Rust parameters need (integer
-//! widths, non-empty collections).
+//! Three vocabularies exist (`docs/CONTRACTS.md`, "Schema vocabulary"):
+//! [`Vocabulary::Reference`] is exactly the subset of the reference implementation;
+//! [`Vocabulary::Output`] adds tuples and local `$ref`s (what Rust output types need);
+//! [`Vocabulary::Parameters`] adds the assertions typed parameters need: numeric bounds,
+//! `multipleOf`, lengths, `pattern` (ECMA-262), `format`, `uniqueItems` and map values.
+//! [`is_supported`] is the allocation-free verdict of the same rules (the Code Mode SDK and the
+//! dialects ask it), and [`resolve_ref`] the one `$ref` resolver.
 //!
 //! Every traversal is iterative with explicit stacks: 5,000-deep schemas and values are fine.
 //!
@@ -30,20 +33,28 @@
 
 mod assert;
 mod compiled;
+mod cycles;
 mod fast;
+mod format;
 mod messages;
+mod pattern;
+mod refs;
 mod scalar;
 #[cfg(test)]
 mod tests;
+mod unique;
 mod validate;
+mod walk;
 
 pub use assert::{
-    assert_object_schema, assert_supported, assert_supported_in, unsupported_violations,
+    assert_object_schema, assert_supported, assert_supported_in, is_supported,
+    unsupported_violations,
 };
 pub use compiled::CompiledSchema;
+pub use refs::{resolve_ref, resolve_schema_ref};
 pub use validate::validate_value;
 
-/// Which keywords a schema may use.
+/// Which keywords a schema may use (`docs/CONTRACTS.md`, "Schema vocabulary").
 ///
 /// ```
 /// use dsh_tools::subset::{assert_supported_in, Vocabulary};
@@ -52,20 +63,27 @@ pub use validate::validate_value;
 /// assert!(assert_supported_in(&schema, Vocabulary::Reference).is_err());
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
 pub enum Vocabulary {
     /// Exactly REFERENCE §2: `type`, `oneOf`, `properties`, `required`, `additionalProperties`,
     /// `items`, `enum`, `const` plus the annotations `description`, `title`, `default`, `examples`.
     #[default]
     Reference,
-    /// The reference subset plus `minimum`/`maximum` (number, integer), `minLength`/`maxLength`
-    /// (string) and `minItems`/`maxItems` (array), and a schema-valued `additionalProperties`
-    /// (the values of a map: each undeclared property is validated against it).
+    /// Output schemas: the reference subset plus the structural keywords Rust types need and
+    /// that constrain nothing a serialiser could break: tuples (`prefixItems` with
+    /// `items: false`) and local references (`$ref`, `$defs`) for recursive types.
+    Output,
+    /// Parameter schemas: [`Vocabulary::Output`] plus the assertions typed parameters and
+    /// their constraint attributes need: `minimum`, `maximum`, `exclusiveMinimum`,
+    /// `exclusiveMaximum`, `multipleOf` (numbers), `minLength`, `maxLength`, `pattern`, `format`
+    /// (strings), `minItems`, `maxItems`, `uniqueItems` (arrays) and a schema-valued
+    /// `additionalProperties` (the values of a map).
     Parameters,
 }
 
-/// The keywords that constrain by type (everything but `type`/`oneOf` and annotations), in the
-/// fixed order of REFERENCE §2 rules 6, 7 and 9.
-const REFERENCE_TYPED: &[&str] = &[
+/// The keywords that constrain by type (everything but `type`/`oneOf`, references and
+/// annotations), in the fixed order of REFERENCE §2 rules 6, 7 and 9.
+pub const REFERENCE_KEYWORDS: &[&str] = &[
     "properties",
     "required",
     "additionalProperties",
@@ -74,37 +92,79 @@ const REFERENCE_TYPED: &[&str] = &[
     "const",
 ];
 
-/// [`REFERENCE_TYPED`] followed by the bound keywords of [`Vocabulary::Parameters`].
-const PARAMETERS_TYPED: &[&str] = &[
+/// [`REFERENCE_KEYWORDS`] with the tuple keyword of [`Vocabulary::Output`].
+pub const OUTPUT_KEYWORDS: &[&str] = &[
     "properties",
     "required",
     "additionalProperties",
     "items",
+    "prefixItems",
+    "enum",
+    "const",
+];
+
+/// [`OUTPUT_KEYWORDS`] followed by the assertions of [`Vocabulary::Parameters`].
+pub const PARAMETER_KEYWORDS: &[&str] = &[
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "prefixItems",
     "enum",
     "const",
     "minimum",
     "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
     "minLength",
     "maxLength",
+    "pattern",
+    "format",
     "minItems",
     "maxItems",
+    "uniqueItems",
 ];
 
+/// The reference-only keywords: `$ref` (a local reference) and `$defs` (the definitions it
+/// points into), in [`Vocabulary::Output`] and [`Vocabulary::Parameters`].
+pub const REFERENCE_LOCATORS: &[&str] = &["$ref", "$defs"];
+
 /// The annotation keywords.
-const ANNOTATIONS: &[&str] = &["description", "title", "default", "examples"];
+pub const ANNOTATIONS: &[&str] = &["description", "title", "default", "examples"];
 
 /// The supported type names, in message order.
-const SCHEMA_TYPES: &[&str] = &[
+pub const SCHEMA_TYPES: &[&str] = &[
     "object", "array", "string", "number", "integer", "boolean", "null",
+];
+
+/// The formats `format` asserts in [`Vocabulary::Parameters`].
+pub const FORMATS: &[&str] = &[
+    "date-time",
+    "date",
+    "time",
+    "duration",
+    "email",
+    "uri",
+    "uuid",
+    "ipv4",
+    "ipv6",
+    "hostname",
 ];
 
 impl Vocabulary {
     /// The type-specific keywords, in the fixed reporting order.
-    fn typed_keywords(self) -> &'static [&'static str] {
+    pub fn typed_keywords(self) -> &'static [&'static str] {
         match self {
-            Self::Reference => REFERENCE_TYPED,
-            Self::Parameters => PARAMETERS_TYPED,
+            Self::Reference => REFERENCE_KEYWORDS,
+            Self::Output => OUTPUT_KEYWORDS,
+            Self::Parameters => PARAMETER_KEYWORDS,
         }
+    }
+
+    /// Whether `$ref`/`$defs` and tuples are in the vocabulary.
+    pub(crate) fn structural(self) -> bool {
+        self != Self::Reference
     }
 
     /// The `(subset: …)` list of the unknown-keyword message.
@@ -113,26 +173,38 @@ impl Vocabulary {
             Self::Reference => {
                 "type/oneOf/properties/required/additionalProperties/items/enum/const"
             }
+            Self::Output => {
+                "type/oneOf/properties/required/additionalProperties/items/prefixItems/enum/const/$ref/$defs"
+            }
             Self::Parameters => {
-                "type/oneOf/properties/required/additionalProperties/items/enum/const/minimum/maximum/minLength/maxLength/minItems/maxItems"
+                "type/oneOf/properties/required/additionalProperties/items/prefixItems/enum/const/minimum/maximum/exclusiveMinimum/exclusiveMaximum/multipleOf/minLength/maxLength/pattern/format/minItems/maxItems/uniqueItems/$ref/$defs"
             }
         }
     }
 
     /// Whether `key` is a constraint keyword of this vocabulary.
-    fn is_constraint(self, key: &str) -> bool {
-        key == "type" || key == "oneOf" || self.typed_keywords().contains(&key)
+    pub fn is_constraint(self, key: &str) -> bool {
+        key == "type"
+            || key == "oneOf"
+            || self.typed_keywords().contains(&key)
+            || (self.structural() && REFERENCE_LOCATORS.contains(&key))
     }
 }
 
 /// The types a type-specific keyword may appear on.
-fn allowed_types(key: &str) -> &'static [&'static str] {
+///
+/// ```
+/// assert_eq!(dsh_tools::subset::allowed_types("pattern"), &["string"]);
+/// ```
+pub fn allowed_types(key: &str) -> &'static [&'static str] {
     match key {
         "properties" | "required" | "additionalProperties" => &["object"],
-        "items" | "minItems" | "maxItems" => &["array"],
+        "items" | "prefixItems" | "minItems" | "maxItems" | "uniqueItems" => &["array"],
         "enum" | "const" => &["string", "number", "integer", "boolean", "null"],
-        "minimum" | "maximum" => &["number", "integer"],
-        "minLength" | "maxLength" => &["string"],
+        "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" | "multipleOf" => {
+            &["number", "integer"]
+        }
+        "minLength" | "maxLength" | "pattern" | "format" => &["string"],
         _ => &[],
     }
 }

@@ -4,7 +4,8 @@ use std::cmp::Ordering;
 
 use serde_json::{Number, Value};
 
-use super::compiled::{ArrayNode, Bound, Literals, ScalarNode, ScalarType};
+use super::compiled::{ArrayNode, Bound, Literals, ScalarExtra, ScalarNode, ScalarType};
+use super::unique::first_duplicate;
 use crate::json::{is_integer, is_lossless_number, number_to_f64, numbers_equal};
 
 impl Bound {
@@ -28,9 +29,10 @@ fn cmp_doubles(x: f64, y: f64) -> Ordering {
     x.partial_cmp(&y).unwrap_or_else(|| x.total_cmp(&y))
 }
 
-/// `minItems` / `maxItems`.
+/// `minItems` / `maxItems`, the closed tuple's length and `uniqueItems`.
 #[inline(always)]
-pub(crate) fn array_bounds_ok(node: &ArrayNode, length: usize) -> bool {
+pub(crate) fn array_ok(node: &ArrayNode, elements: &[Value]) -> bool {
+    let length = elements.len();
     node.min_items
         .as_ref()
         .is_none_or(|min| min.cmp_count(length) != Ordering::Less)
@@ -38,6 +40,8 @@ pub(crate) fn array_bounds_ok(node: &ArrayNode, length: usize) -> bool {
             .max_items
             .as_ref()
             .is_none_or(|max| max.cmp_count(length) != Ordering::Greater)
+        && !(node.closed && length > node.prefix.len())
+        && !(node.unique && first_duplicate(elements).is_some())
 }
 
 /// Whether the value has the node's scalar type (REFERENCE §3 rule 5).
@@ -95,6 +99,87 @@ pub(crate) fn scalar_ok(node: &ScalarNode, value: &Value) -> bool {
             .max
             .as_ref()
             .is_none_or(|max| bound_ord(value, max) != Some(Ordering::Greater))
+        && node
+            .extra
+            .as_deref()
+            .is_none_or(|extra| extra_ok(extra, value))
+}
+
+/// The rarer assertions of a scalar that passed its type test.
+#[inline(never)]
+pub(crate) fn extra_ok(extra: &ScalarExtra, value: &Value) -> bool {
+    match value {
+        Value::Number(n) => {
+            extra
+                .exclusive_min
+                .as_ref()
+                .is_none_or(|min| min.cmp_number(n) == Ordering::Greater)
+                && extra
+                    .exclusive_max
+                    .as_ref()
+                    .is_none_or(|max| max.cmp_number(n) == Ordering::Less)
+                && extra
+                    .multiple_of
+                    .as_ref()
+                    .is_none_or(|m| is_multiple(number_to_f64(n), m.double))
+        }
+        Value::String(s) => {
+            extra.format.is_none_or(|f| f.is_valid(s))
+                && extra.pattern.as_ref().is_none_or(|p| p.is_match(s))
+        }
+        _ => true,
+    }
+}
+
+/// Whether `x` is an integer multiple of `m > 0`, read as the decimals JavaScript prints for
+/// both (`String(x)`): `0.0075` is a multiple of `0.0001` and `0.3` of `0.1`, although their
+/// doubles' quotients are not integers (`docs/CONTRACTS.md`, "Numbers").
+pub(crate) fn is_multiple(x: f64, m: f64) -> bool {
+    if x == 0.0 {
+        return true;
+    }
+    let (Some((a, p)), Some((b, q))) = (decimal(x), decimal(m)) else {
+        return (x / m).fract() == 0.0;
+    };
+    if b == 0 {
+        return false;
+    }
+    // x / m = (a / b) · 10^(p − q), with a, b < 10^17.
+    if p >= q {
+        let exponent = u32::try_from(p - q).unwrap_or(u32::MAX);
+        (mod_pow10(exponent, b) * (a % b)).is_multiple_of(b)
+    } else {
+        let shift = q - p;
+        if shift > 17 {
+            return false;
+        }
+        let divisor = b * 10u128.pow(u32::try_from(shift).unwrap_or(0));
+        a.is_multiple_of(divisor)
+    }
+}
+
+/// `|x|` as `digits · 10^exponent`, from its shortest round-trip decimal.
+fn decimal(x: f64) -> Option<(u128, i64)> {
+    let text = format!("{:e}", x.abs());
+    let (mantissa, exponent) = text.split_once('e')?;
+    let exponent: i64 = exponent.parse().ok()?;
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits: u128 = format!("{int}{frac}").parse().ok()?;
+    Some((digits, exponent - frac.len() as i64))
+}
+
+/// `10^e mod m` (`m < 10^17`, so products fit in a `u128`).
+fn mod_pow10(mut e: u32, m: u128) -> u128 {
+    let mut result = 1 % m;
+    let mut base = 10 % m;
+    while e > 0 {
+        if e & 1 == 1 {
+            result = result * base % m;
+        }
+        base = base * base % m;
+        e >>= 1;
+    }
+    result
 }
 
 /// Annotation-only, decided without looking inside a non-empty container.

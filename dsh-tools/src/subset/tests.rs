@@ -138,3 +138,66 @@ fn lenient_compilation_maps_the_unknown_to_any() {
         .is_empty()
     );
 }
+
+/// The verdict and the messages come from one walk: they agree on one schema per rule, in
+/// every vocabulary.
+#[test]
+fn verdict_agrees_with_the_messages() {
+    use super::{assert_supported_in, is_supported};
+    let negative_zero = Value::Number(serde_json::Number::from_f64(-0.0).unwrap());
+    let schemas = vec![
+        json!({}),
+        json!({"description": "x", "title": "t", "default": [1], "examples": [{"a": null}]}),
+        json!({"description": 1}),
+        json!({"default": negative_zero}),
+        json!({"format": "uri"}),
+        json!(true),
+        json!([]),
+        json!({"type": "string", "oneOf": [{}, {}]}),
+        json!({"properties": {}}),
+        json!({"oneOf": [{}]}),
+        json!({"oneOf": [{}, {}], "enum": [1]}),
+        json!({"type": ["string", "null"]}),
+        json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"], "additionalProperties": false}),
+        json!({"type": "object", "required": ["a"]}),
+        json!({"type": "object", "additionalProperties": {"type": "string"}}),
+        json!({"type": "array", "items": [{"type": "integer"}]}),
+        json!({"type": "array", "prefixItems": [{"type": "integer"}], "items": false, "minItems": 1}),
+        json!({"type": "array", "prefixItems": [], "items": false}),
+        json!({"type": "array", "items": false}),
+        json!({"type": "array", "uniqueItems": true}),
+        json!({"type": "array", "uniqueItems": 1}),
+        json!({"type": "string", "enum": ["a", "b"], "const": "c"}),
+        json!({"type": "integer", "exclusiveMinimum": 0, "multipleOf": 2}),
+        json!({"type": "integer", "multipleOf": 0}),
+        json!({"type": "string", "pattern": "^a+$", "format": "email"}),
+        json!({"type": "string", "pattern": "(a"}),
+        json!({"type": "string", "pattern": "(a+)+"}),
+        json!({"type": "string", "format": "iri"}),
+        json!({"type": "number", "pattern": "x"}),
+        json!({"$defs": {"A": {"type": "string"}}, "$ref": "#/$defs/A"}),
+        json!({"$defs": {"A": {"type": "string"}}, "$ref": "#/$defs/B"}),
+        json!({"$ref": "#", "type": "string"}),
+        json!({"$defs": 1, "type": "null"}),
+        json!({"$defs": {"A": {"oneOf": [{"$ref": "#/$defs/A"}, {"type": "null"}]}}, "$ref": "#/$defs/A"}),
+        json!({"$defs": {"A": {"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}, "required": ["a"]}}, "$ref": "#/$defs/A"}),
+        json!({"type": "object", "properties": {"next": {"oneOf": [{"$ref": "#"}, {"type": "null"}]}}, "required": ["next"]}),
+    ];
+    let vocabularies = [
+        Vocabulary::Reference,
+        Vocabulary::Output,
+        Vocabulary::Parameters,
+    ];
+    let mut accepted = [0; 3];
+    for schema in &schemas {
+        for (i, vocab) in vocabularies.into_iter().enumerate() {
+            let expected = assert_supported_in(schema, vocab).is_ok();
+            assert_eq!(is_supported(schema, vocab), expected, "{vocab:?} {schema}");
+            accepted[i] += usize::from(expected);
+        }
+    }
+    assert!(
+        accepted[0] < accepted[1] && accepted[1] < accepted[2],
+        "{accepted:?}"
+    );
+}

@@ -2,15 +2,16 @@
 
 use std::cmp::Ordering;
 
-use serde_json::{Map, Value};
+use serde_json::{Map, Number, Value};
 
 use super::compiled::ANY;
 use super::compiled::{
-    ArrayNode, CompiledSchema, Node, NodeId, ObjectNode, ScalarNode, ScalarType,
+    ArrayNode, CompiledSchema, Node, NodeId, ObjectNode, ScalarExtra, ScalarNode, ScalarType,
 };
 use super::messages::{bound, missing_required, push_index, push_key, quoted, undeclared};
-use super::scalar::{bound_ord, literal_ok, scalar_type_ok};
-use crate::json::is_lossless;
+use super::scalar::{bound_ord, is_multiple, literal_ok, scalar_type_ok};
+use super::unique::first_duplicate;
+use crate::json::{is_lossless, json_quote, number_to_f64};
 
 /// A container whose children are being validated.
 struct Frame<'s, 'v> {
@@ -30,7 +31,7 @@ enum Kind<'s, 'v> {
         tail: Vec<String>,
     },
     Array {
-        items: NodeId,
+        node: &'s ArrayNode,
         elements: std::iter::Enumerate<std::slice::Iter<'v, Value>>,
     },
 }
@@ -102,9 +103,9 @@ impl CompiledSchema {
                                 (node.extra, child)
                             })
                     }),
-                Kind::Array { items, elements } => elements.next().map(|(index, child)| {
+                Kind::Array { node, elements } => elements.next().map(|(index, child)| {
                     push_index(&mut path, index);
-                    (*items, child)
+                    (node.item(index), child)
                 }),
             };
             let result = match child {
@@ -220,8 +221,24 @@ fn enter_array<'s, 'v>(node: &'s ArrayNode, elements: &'v [Value], path: &str) -
             " items",
             " item",
         ));
+    } else if node.closed && length > node.prefix.len() {
+        violations.push(bound(
+            path,
+            "must have at most",
+            &Number::from(node.prefix.len()),
+            " items",
+            " item",
+        ));
     }
-    if node.items == ANY {
+    if node.unique
+        && let Some((i, j)) = first_duplicate(elements)
+    {
+        violations.push(quoted(
+            path,
+            &format!("must not contain duplicate items (items {i} and {j} are equal)"),
+        ));
+    }
+    if node.items == ANY && node.prefix.is_empty() {
         if violations.is_empty() && !elements.iter().all(is_lossless) {
             violations.push(quoted(path, "must be a dense lossless JSON array"));
         }
@@ -231,7 +248,7 @@ fn enter_array<'s, 'v>(node: &'s ArrayNode, elements: &'v [Value], path: &str) -
         path_len: path.len(),
         violations,
         kind: Kind::Array {
-            items: node.items,
+            node,
             elements: elements.iter().enumerate(),
         },
     })
@@ -307,7 +324,49 @@ fn scalar_violations(node: &ScalarNode, value: &Value, path: &str) -> Vec<String
     {
         violations.push(bound(path, at_most, &max.number, tail, tail_one));
     }
+    if let Some(extra) = node.extra.as_deref() {
+        extra_violations(extra, value, path, &mut violations);
+    }
     violations
+}
+
+/// `exclusiveMinimum`, `exclusiveMaximum`, `multipleOf`, `pattern`, `format`, in this order.
+fn extra_violations(extra: &ScalarExtra, value: &Value, path: &str, out: &mut Vec<String>) {
+    match value {
+        Value::Number(n) => {
+            if let Some(min) = &extra.exclusive_min
+                && min.cmp_number(n) != Ordering::Greater
+            {
+                out.push(bound(path, "must be greater than", &min.number, "", ""));
+            }
+            if let Some(max) = &extra.exclusive_max
+                && max.cmp_number(n) != Ordering::Less
+            {
+                out.push(bound(path, "must be less than", &max.number, "", ""));
+            }
+            if let Some(m) = &extra.multiple_of
+                && !is_multiple(number_to_f64(n), m.double)
+            {
+                out.push(bound(path, "must be a multiple of", &m.number, "", ""));
+            }
+        }
+        Value::String(s) => {
+            if let Some(pattern) = &extra.pattern
+                && !pattern.is_match(s)
+            {
+                out.push(quoted(
+                    path,
+                    &format!("must match the pattern {}", json_quote(&pattern.source)),
+                ));
+            }
+            if let Some(format) = extra.format
+                && !format.is_valid(s)
+            {
+                out.push(quoted(path, format.message()));
+            }
+        }
+        _ => {}
+    }
 }
 
 /// Validates `value` against a raw `schema` with the exact messages of REFERENCE §3 (and the bound

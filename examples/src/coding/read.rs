@@ -56,8 +56,10 @@ pub async fn read_file(
     /// The file to read: absolute, or relative to the current directory.
     path: String,
     /// The first line to return, 1-based (default 1).
+    #[schema(range(min = 1))]
     offset: Option<u64>,
     /// The maximum number of lines to return (default 2000).
+    #[schema(range(min = 1))]
     limit: Option<u64>,
 ) -> Result<ReadOutput, String> {
     let offset = offset.unwrap_or(1);

@@ -64,12 +64,14 @@ pub struct GrepOutput {
 )]
 pub async fn grep(
     /// The regular expression, in Rust `regex` syntax (`fn\s+main`; `(?i)todo` ignores case).
+    #[schema(length(min = 1))]
     pattern: String,
     /// The file or directory to search (default: the current directory).
     path: Option<String>,
     /// Only search files matching this glob, as in the glob tool (`*.rs`, `src/**/*.ts`).
     glob: Option<String>,
     /// The maximum number of matching lines to return (default 200).
+    #[schema(range(min = 1, max = 10000))]
     max_matches: Option<u32>,
     ctx: ToolRunContext,
 ) -> Result<GrepOutput, String> {

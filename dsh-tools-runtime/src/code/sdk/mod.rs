@@ -35,7 +35,6 @@ mod reference;
 mod refs;
 mod render;
 mod shape;
-mod subset;
 mod text;
 mod ts_type;
 mod wide;

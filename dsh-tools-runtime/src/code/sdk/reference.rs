@@ -6,7 +6,11 @@ use serde_json::{Map, Value};
 use super::doc::doc_text;
 use super::ir::{Lit, Member, Ty, TyId, Types};
 use super::keywords::Keywords;
-pub(crate) use super::subset::in_subset;
+
+/// Whether `schema` lies in the reference subset (`dsh_tools::subset::is_supported`).
+pub(crate) fn in_subset(schema: &Value) -> bool {
+    dsh_tools::subset::is_supported(schema, dsh_tools::subset::Vocabulary::Reference)
+}
 
 /// One pending step.
 enum Task<'a> {

@@ -9,7 +9,7 @@ use serde_json::Value;
 /// root's own `$id` (`https://example.com/s.json#/$defs/X`). Anything else — anchors (`#name`),
 /// other documents, URLs — is unresolvable (`None`), and the caller degrades it to `unknown`.
 pub(crate) fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
-    crate::dialect::refs::resolve_target(root, reference)
+    dsh_tools::subset::resolve_ref(root, reference).map(|(node, _)| node)
 }
 
 /// The name hint of a recursive schema: its `title`, else the last token of the reference

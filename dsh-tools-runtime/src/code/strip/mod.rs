@@ -186,10 +186,25 @@ fn run_swc(wrapped: String, mode: Mode) -> Result<String, Failure> {
         mode,
         ..Options::default()
     };
-    let outcome = swc_ts_fast_strip::operate(&cm, &handler, wrapped, options);
+    // swc's parser has internal assertions a malformed program can trip (in builds with debug
+    // assertions, e.g. `enum E { A, [B }`): a panic there is the program's syntax error, never
+    // the host's crash.
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        swc_ts_fast_strip::operate(&cm, &handler, wrapped, options)
+    }));
     let error = match outcome {
-        Ok(output) => return Ok(output.code),
-        Err(error) => error,
+        Ok(Ok(output)) => return Ok(output.code),
+        Ok(Err(error)) => error,
+        Err(_) => {
+            return Err(Failure {
+                error: StripError::Syntax {
+                    message: "the TypeScript parser could not read this program".to_owned(),
+                    line: 1,
+                    column: 1,
+                },
+                fallback: false,
+            });
+        }
     };
     let mut diagnostics = std::mem::take(
         &mut *diagnostics

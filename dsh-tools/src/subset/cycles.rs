@@ -1,0 +1,262 @@
+//! The two ways a `$ref` cycle can be wrong (`docs/CONTRACTS.md`, "Schema vocabulary").
+//!
+//! Recursion is allowed when every cycle descends into a property or an item: validation then
+//! consumes one level of the value per turn, and values are finite. A cycle through `$ref` and
+//! `oneOf` branches alone ([`Problem::Unguarded`]) would validate the same value forever; a
+//! cycle that every instance must take ([`Problem::NoBaseCase`], like a required property of
+//! the schema's own type) describes no finite value at all.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use super::refs::resolve_schema_ref;
+
+/// What is wrong with a `$ref`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Problem {
+    /// It reaches itself through `$ref`s and `oneOf` branches only.
+    Unguarded,
+    /// Its target has no finite instance.
+    NoBaseCase,
+}
+
+/// How a node's instances depend on other nodes.
+enum Shape {
+    /// `$ref` to a node.
+    Ref(usize),
+    /// `oneOf` branches.
+    OneOf(Vec<usize>),
+    /// Required properties, and the tuple prefix and items a minimal array must hold.
+    Needs(Vec<usize>),
+    /// Accepts some value whatever the other nodes say (scalars, `{}`, empty containers).
+    Leaf,
+}
+
+/// The schema nodes of a document, found by walking schema positions from the root.
+struct Graph<'a> {
+    index: HashMap<*const Value, usize>,
+    nodes: Vec<&'a Value>,
+}
+
+impl<'a> Graph<'a> {
+    fn id(&mut self, node: &'a Value, pending: &mut Vec<&'a Value>) -> usize {
+        let key = std::ptr::from_ref(node);
+        if let Some(&id) = self.index.get(&key) {
+            return id;
+        }
+        let id = self.nodes.len();
+        self.index.insert(key, id);
+        self.nodes.push(node);
+        pending.push(node);
+        id
+    }
+}
+
+/// The problems of the `$ref` nodes `refs` (by their index in `refs`), in `refs` order. The
+/// schema is otherwise inside the vocabulary (every `$ref` resolves).
+pub(crate) fn problems(root: &Value, refs: &[&Value]) -> Vec<(usize, Problem)> {
+    let mut graph = Graph {
+        index: HashMap::new(),
+        nodes: Vec::new(),
+    };
+    let mut pending = Vec::new();
+    graph.id(root, &mut pending);
+    let mut shapes: HashMap<usize, Shape> = HashMap::new();
+    while let Some(node) = pending.pop() {
+        let id = graph.index[&std::ptr::from_ref(node)];
+        let shape = shape_of(root, node, &mut graph, &mut pending);
+        shapes.insert(id, shape);
+    }
+    let count = graph.nodes.len();
+    let shape = |id: usize| shapes.get(&id).unwrap_or(&Shape::Leaf);
+    // Unguarded cycles: depth-first over `$ref` and `oneOf` edges (0 new, 1 open, 2 done).
+    let mut color = vec![0u8; count];
+    let mut on_cycle = vec![false; count];
+    for start in 0..count {
+        if color[start] != 0 {
+            continue;
+        }
+        let mut path: Vec<(usize, usize)> = vec![(start, 0)];
+        color[start] = 1;
+        while let Some(top) = path.last_mut() {
+            let (node, next) = *top;
+            let edges: &[usize] = match shape(node) {
+                Shape::Ref(target) => std::slice::from_ref(target),
+                Shape::OneOf(branches) => branches,
+                _ => &[],
+            };
+            if let Some(&child) = edges.get(next) {
+                top.1 += 1;
+                match color[child] {
+                    0 => {
+                        color[child] = 1;
+                        path.push((child, 0));
+                    }
+                    1 => {
+                        let from = path.iter().position(|(n, _)| *n == child).unwrap_or(0);
+                        for (n, _) in &path[from..] {
+                            on_cycle[*n] = true;
+                        }
+                    }
+                    _ => {}
+                }
+            } else {
+                color[node] = 2;
+                path.pop();
+            }
+        }
+    }
+    // Productive nodes (having a finite instance): a least fixpoint.
+    let mut productive = vec![false; count];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for id in 0..count {
+            if productive[id] {
+                continue;
+            }
+            let now = match shape(id) {
+                Shape::Leaf => true,
+                Shape::Ref(target) => productive[*target],
+                Shape::OneOf(branches) => branches.iter().any(|b| productive[*b]),
+                Shape::Needs(children) => children.iter().all(|c| productive[*c]),
+            };
+            if now {
+                productive[id] = true;
+                changed = true;
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (index, node) in refs.iter().enumerate() {
+        let Some(&id) = graph.index.get(&std::ptr::from_ref(*node)) else {
+            continue;
+        };
+        if on_cycle[id] {
+            out.push((index, Problem::Unguarded));
+        } else if !productive[id] {
+            out.push((index, Problem::NoBaseCase));
+        }
+    }
+    out
+}
+
+/// The shape of one node, registering its sub-schemas.
+fn shape_of<'a>(
+    root: &'a Value,
+    node: &'a Value,
+    graph: &mut Graph<'a>,
+    pending: &mut Vec<&'a Value>,
+) -> Shape {
+    let Value::Object(map) = node else {
+        return Shape::Leaf;
+    };
+    if let Some(Value::Object(defs)) = map.get("$defs") {
+        for def in defs.values() {
+            graph.id(def, pending);
+        }
+    }
+    if let Some(target) = map
+        .get("$ref")
+        .and_then(Value::as_str)
+        .and_then(|r| resolve_schema_ref(root, r))
+    {
+        return Shape::Ref(graph.id(target, pending));
+    }
+    if let Some(Value::Array(branches)) = map.get("oneOf") {
+        return Shape::OneOf(branches.iter().map(|b| graph.id(b, pending)).collect());
+    }
+    let mut needs = Vec::new();
+    let properties = map.get("properties").and_then(Value::as_object);
+    for schema in properties.into_iter().flat_map(|p| p.values()) {
+        graph.id(schema, pending);
+    }
+    if let Some(Value::Array(names)) = map.get("required") {
+        for name in names.iter().filter_map(Value::as_str) {
+            if let Some(schema) = properties.and_then(|p| p.get(name)) {
+                needs.push(graph.id(schema, pending));
+            }
+        }
+    }
+    if let Some(values @ Value::Object(_)) = map.get("additionalProperties") {
+        graph.id(values, pending);
+    }
+    let min_items = map
+        .get("minItems")
+        .and_then(Value::as_f64)
+        .map_or(0, |n| n as usize);
+    let prefix = map
+        .get("prefixItems")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    for (i, schema) in prefix.iter().enumerate() {
+        let id = graph.id(schema, pending);
+        if i < min_items {
+            needs.push(id);
+        }
+    }
+    if let Some(items @ Value::Object(_)) = map.get("items") {
+        let id = graph.id(items, pending);
+        if min_items > prefix.len() {
+            needs.push(id);
+        }
+    }
+    if needs.is_empty() {
+        Shape::Leaf
+    } else {
+        Shape::Needs(needs)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn verdicts(schema: &Value, pointers: &[&str]) -> Vec<(usize, Problem)> {
+        let refs: Vec<&Value> = pointers
+            .iter()
+            .map(|p| {
+                let (node, _) = super::super::resolve_ref(schema, p).expect("pointer");
+                node
+            })
+            .collect();
+        problems(schema, &refs)
+    }
+
+    #[test]
+    fn guarded_recursion_is_fine() {
+        let tree = json!({
+            "$defs": {"Tree": {"type": "object", "properties": {
+                "children": {"type": "array", "items": {"$ref": "#/$defs/Tree"}}
+            }, "required": ["children"]}},
+            "$ref": "#/$defs/Tree"
+        });
+        assert_eq!(
+            verdicts(&tree, &["#", "#/$defs/Tree/properties/children/items"]),
+            vec![]
+        );
+    }
+
+    #[test]
+    fn left_recursion_and_missing_base_cases_are_found() {
+        let left = json!({"$defs": {"A": {"oneOf": [{"$ref": "#/$defs/A"}, {"type": "string"}]}}, "$ref": "#/$defs/A"});
+        assert_eq!(
+            verdicts(&left, &["#/$defs/A/oneOf/0"]),
+            vec![(0, Problem::Unguarded)]
+        );
+        let endless = json!({"$defs": {"A": {"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}, "required": ["a"]}}, "$ref": "#/$defs/A"});
+        assert_eq!(
+            verdicts(&endless, &["#", "#/$defs/A/properties/a"]),
+            vec![(0, Problem::NoBaseCase), (1, Problem::NoBaseCase)]
+        );
+        let tuple =
+            json!({"type": "array", "prefixItems": [{"$ref": "#"}], "items": false, "minItems": 1});
+        assert_eq!(
+            verdicts(&tuple, &["#/prefixItems/0"]),
+            vec![(0, Problem::NoBaseCase)]
+        );
+    }
+}
