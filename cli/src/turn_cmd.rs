@@ -1,5 +1,6 @@
 //! `turn --provider P [RESPONSE|-] [--yes]`: run the tool calls of one provider response against
 //! the example tools and print what to send back (`docs/CONTRACTS.md`, "Provider turns").
+//! The response is JSON text, a file, or standard input ([`Input::json`]).
 //!
 //! The output is a JSON array of messages (items) for `openai-chat` and `openai-responses`; for
 //! `anthropic` and `gemini` it is the one message, or an array when context messages follow it.
@@ -21,7 +22,7 @@ pub struct TurnArgs {
     /// The API the response comes from: openai-chat, openai-responses, anthropic or gemini.
     #[arg(long, value_parser = parse_provider)]
     pub provider: Provider,
-    /// The response body: a JSON file, or `-` / nothing for standard input.
+    /// The response body: JSON text, a file, or `-` / nothing for standard input.
     pub response: Option<PathBuf>,
     /// Approve every call that asks for approval (for scripting).
     #[arg(long)]
@@ -37,7 +38,7 @@ fn parse_provider(name: &str) -> Result<Provider, String> {
 
 /// Runs the turn and prints the messages to send back.
 pub(super) fn run(args: TurnArgs) -> Result<Report, CliError> {
-    let input = Input::new(args.response);
+    let input = Input::json(args.response);
     let response = input.read_json()?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -133,3 +133,57 @@ fn an_unknown_provider_is_a_usage_error() {
     assert_eq!(code, 2);
     assert!(stderr.contains("unknown provider \"openai\""), "{stderr}");
 }
+
+#[test]
+fn the_response_can_be_the_argument_itself() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "alpha\n").unwrap();
+    let body = json!({"candidates": [{"content": {"role": "model", "parts": [
+        {"functionCall": {"name": "glob", "args": {"pattern": "*.txt"}}}
+    ]}}]});
+    let text = body.to_string();
+    let (code, stdout, stderr) =
+        support::dsh_tools(dir.path(), &["turn", "--provider", "gemini", &text], "");
+    assert_eq!(code, 0, "{stderr}");
+    let message: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(message["parts"][0]["functionResponse"]["name"], "glob");
+    assert!(
+        message["parts"][0]["functionResponse"]["response"]["output"]
+            .as_str()
+            .unwrap()
+            .contains("a.txt"),
+        "{message}"
+    );
+    // A syntax error names the argument, the line and the column.
+    let (code, _, stderr) = support::dsh_tools(
+        dir.path(),
+        &["turn", "--provider", "gemini", "{\"candidates\": [}"],
+        "",
+    );
+    assert_eq!(code, 2);
+    assert_eq!(
+        stderr,
+        "dsh-tools: <argument>: invalid JSON at line 1, column 17: expected value\n"
+    );
+}
+
+#[test]
+fn mcp_servers_tools_can_be_called_too() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "alpha\nbeta\n").unwrap();
+    // Our own `mcp serve`, imported as server s1.
+    let ourselves = format!("{} mcp serve", env!("CARGO_BIN_EXE_dsh-tools"));
+    let body = json!({"output": [{"type": "function_call", "call_id": "c1",
+        "name": "mcp__s1__read_file", "arguments": "{\"path\": \"notes.txt\"}"}]});
+    let (code, out, stderr) = turn(
+        dir.path(),
+        "openai-responses",
+        &["--mcp", &ourselves],
+        &body,
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(out[0]["type"], "function_call_output");
+    assert_eq!(out[0]["call_id"], "c1");
+    let output = out[0]["output"].as_str().unwrap();
+    assert!(output.contains("alpha") && output.contains("beta"), "{out}");
+}

@@ -8,8 +8,10 @@ mod kit;
 
 use std::sync::Arc;
 
-use dsh_tools::ToolDefinition;
+use dsh_tools::exec::PostToolDecision;
+use dsh_tools::{ContentBlock, ContextMessage, ToolDefinition};
 use dsh_tools_runtime::ToolRegistry;
+use dsh_tools_runtime::hooks::post_execute_fn;
 use dsh_tools_runtime::provider::{
     AnthropicStream, CallArguments, ChatStream, Provider, ProviderError, ProviderTurn, parse_calls,
 };
@@ -359,5 +361,154 @@ fn stream_events_out_of_place_are_errors() {
     assert_eq!(
         chat.finish().unwrap_err().to_string(),
         "bad OpenAI Chat Completions stream event: tool call 0 never received its \"id\""
+    );
+}
+
+/// Every provider's response with the same two calls: `note` (defers a context) and `echo`.
+fn note_then_echo(provider: Provider) -> Value {
+    match provider {
+        Provider::OpenAiChat => {
+            json!({"choices": [{"message": {"role": "assistant", "tool_calls": [
+                {"id": "c_note", "type": "function", "function": {"name": "note", "arguments": "{\"text\":\"lint ran\"}"}},
+                {"id": "c_echo", "type": "function", "function": {"name": "echo", "arguments": "{\"text\":\"alpha\"}"}}
+            ]}}]})
+        }
+        Provider::OpenAiResponses => json!({"output": [
+            {"type": "function_call", "call_id": "c_note", "name": "note", "arguments": "{\"text\":\"lint ran\"}"},
+            {"type": "function_call", "call_id": "c_echo", "name": "echo", "arguments": "{\"text\":\"alpha\"}"}
+        ]}),
+        Provider::Anthropic => json!({"content": [
+            {"type": "tool_use", "id": "c_note", "name": "note", "input": {"text": "lint ran"}},
+            {"type": "tool_use", "id": "c_echo", "name": "echo", "input": {"text": "alpha"}}
+        ]}),
+        Provider::Gemini => json!({"candidates": [{"content": {"role": "model", "parts": [
+            {"functionCall": {"id": "c_note", "name": "note", "args": {"text": "lint ran"}}},
+            {"functionCall": {"id": "c_echo", "name": "echo", "args": {"text": "alpha"}}}
+        ]}}]}),
+    }
+}
+
+/// The text of a context message in `provider`'s shape.
+fn context_text(provider: Provider, message: &Value) -> String {
+    let text = match provider {
+        Provider::OpenAiChat => &message["content"],
+        Provider::OpenAiResponses => &message["content"][0]["text"],
+        Provider::Anthropic => &message["content"][0]["text"],
+        Provider::Gemini => &message["parts"][0]["text"],
+    };
+    text.as_str()
+        .unwrap_or_else(|| panic!("{provider}: not a context message: {message}"))
+        .to_owned()
+}
+
+#[tokio::test]
+async fn post_execute_contexts_follow_all_results_in_every_shape() {
+    let registry = registry(&Ran::default());
+    // A post-execute policy that attaches a context to every call.
+    registry
+        .on_post_execute(post_execute_fn(|exec, _, _| async move {
+            PostToolDecision::Accept {
+                content: None,
+                additional_contexts: vec![ContextMessage {
+                    content: vec![ContentBlock::text(format!("policy: checked {}", exec.name))],
+                    source: None,
+                }],
+            }
+        }))
+        .keep();
+    for provider in Provider::ALL {
+        let outcome = turn(&registry, provider)
+            .run_response(&note_then_echo(provider))
+            .await
+            .unwrap();
+        // The results: one message per call for the OpenAI forms, one message for the others.
+        let results = if provider.sends_list() { 2 } else { 1 };
+        let contexts: Vec<String> = outcome.messages[results..]
+            .iter()
+            .map(|m| context_text(provider, m))
+            .collect();
+        // After all results, in call order: the tool's deferred context, then the policy's.
+        assert_eq!(
+            contexts,
+            [
+                "note: lint ran",
+                "policy: checked note",
+                "policy: checked echo"
+            ],
+            "{provider}: {:?}",
+            outcome.messages
+        );
+    }
+}
+
+#[test]
+fn duplicate_call_ids_are_refused_in_every_shape() {
+    let bodies = [
+        (
+            Provider::OpenAiChat,
+            json!({"choices": [{"message": {"tool_calls": [
+                {"id": "same", "type": "function", "function": {"name": "echo", "arguments": "{}"}},
+                {"id": "same", "type": "function", "function": {"name": "echo", "arguments": "{}"}}
+            ]}}]}),
+            "choices[0].message.tool_calls[1]",
+        ),
+        (
+            Provider::OpenAiResponses,
+            json!({"output": [
+                {"type": "function_call", "call_id": "same", "name": "echo", "arguments": "{}"},
+                {"type": "function_call", "call_id": "same", "name": "echo", "arguments": "{}"}
+            ]}),
+            "output[1]",
+        ),
+        (
+            Provider::Gemini,
+            json!({"candidates": [{"content": {"parts": [
+                {"functionCall": {"id": "same", "name": "echo", "args": {}}},
+                {"functionCall": {"id": "same", "name": "echo", "args": {}}}
+            ]}}]}),
+            "candidates[0].content.parts[1]",
+        ),
+    ];
+    for (provider, body, place) in bodies {
+        let err = parse_calls(provider, &body).unwrap_err();
+        assert!(
+            matches!(err, ProviderError::DuplicateCallId { ref id, .. } if id == "same"),
+            "{provider}: {err}"
+        );
+        assert!(err.to_string().contains(place), "{provider}: {err}");
+    }
+    // Gemini calls without ids are paired by position: two of them are not duplicates.
+    let unnamed = json!({"candidates": [{"content": {"parts": [
+        {"functionCall": {"name": "echo", "args": {}}},
+        {"functionCall": {"name": "echo", "args": {}}}
+    ]}}]});
+    assert_eq!(parse_calls(Provider::Gemini, &unnamed).unwrap().len(), 2);
+}
+
+#[tokio::test]
+async fn mcp_shaped_images_travel_as_images() {
+    // A tool that relays MCP content: an image block in MCP's own shape.
+    let registry = ToolRegistry::new();
+    let relay = ToolDefinition::builder("relay")
+        .description("Relay an MCP image.")
+        .render(|_, _| {
+            let block = json!({"type": "image", "data": RED_DOT_PNG, "mimeType": "image/png"});
+            vec![ContentBlock::Unknown(block.as_object().unwrap().clone())]
+        })
+        .execute(|_, _| async { Ok(json!(null)) })
+        .build()
+        .unwrap();
+    registry.register(relay).unwrap().keep();
+    let response =
+        json!({"content": [{"type": "tool_use", "id": "t1", "name": "relay", "input": {}}]});
+    let outcome = ProviderTurn::new(&registry, Provider::Anthropic)
+        .run_response(&response)
+        .await
+        .unwrap();
+    assert_eq!(
+        outcome.to_wire(),
+        json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": [
+            {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": RED_DOT_PNG}}
+        ]}]})
     );
 }

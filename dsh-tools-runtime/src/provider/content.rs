@@ -41,7 +41,8 @@ impl Piece {
 }
 
 /// The pieces of `blocks`: text as text (reasoning included), images resolved through `images`,
-/// anything else as the JSON text of the block (carried, not dropped).
+/// image blocks in MCP's shape as images, anything else as the JSON text of the block (carried,
+/// not dropped).
 pub(super) fn pieces(blocks: &[ContentBlock], images: Option<&dyn ImageSource>) -> Vec<Piece> {
     blocks
         .iter()
@@ -64,12 +65,34 @@ pub(super) fn pieces(blocks: &[ContentBlock], images: Option<&dyn ImageSource>) 
                     )),
                 }
             }
-            other => Piece::Text(
-                serde_json::to_string(other)
-                    .unwrap_or_else(|_| format!("[{} content]", other.type_name())),
-            ),
+            other => other_piece(other),
         })
         .collect()
+}
+
+/// A block that is neither text nor an image attachment: an MCP-shaped image as an image,
+/// anything else as its JSON text.
+fn other_piece(block: &ContentBlock) -> Piece {
+    if let ContentBlock::Unknown(map) = block
+        && let Some((media_type, base64)) = mcp_image(map)
+    {
+        return Piece::Image {
+            media_type: media_type.to_owned(),
+            base64: base64.to_owned(),
+        };
+    }
+    Piece::Text(
+        serde_json::to_string(block).unwrap_or_else(|_| format!("[{} content]", block.type_name())),
+    )
+}
+
+/// The media type and data of an image block in MCP's shape (`{"type": "image", "data",
+/// "mimeType": "image/…"}`, as a tool relays MCP content), if `block` is one.
+fn mcp_image(block: &serde_json::Map<String, serde_json::Value>) -> Option<(&str, &str)> {
+    let field = |key: &str| block.get(key).and_then(serde_json::Value::as_str);
+    let media_type = field("mimeType").filter(|m| m.starts_with("image/"))?;
+    let data = field("data").filter(|d| !d.is_empty())?;
+    (field("type") == Some("image")).then_some((media_type, data))
 }
 
 /// The text pieces joined by newlines (what a text-only slot receives).
