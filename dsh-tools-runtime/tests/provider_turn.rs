@@ -323,6 +323,12 @@ fn bad_shapes_name_the_field() {
             json!([1]),
             "not a Gemini generateContent response: the body must be an object, got array",
         ),
+        // A value quoted from the body stays on the message's one line (found by fuzzing).
+        (
+            Provider::OpenAiChat,
+            json!({"choices": [{"message": {"tool_calls": [{"id": "a", "type": "fu\nction"}]}}]}),
+            "not an OpenAI Chat Completions response: choices[0].message.tool_calls[0].type is \"fu\\nction\": only \"function\" tool calls can run",
+        ),
     ];
     for (provider, body, message) in cases {
         let err = parse_calls(provider, &body).unwrap_err();
@@ -343,6 +349,15 @@ fn duplicate_call_ids_are_refused() {
         err.to_string(),
         "Anthropic Messages response has two tool calls with id \"t1\" (content[1]): results could not be paired with their calls"
     );
+    let body = json!({"content": [
+        {"type": "tool_use", "id": "t\r\n1", "name": "echo", "input": {}},
+        {"type": "tool_use", "id": "t\r\n1", "name": "echo", "input": {}}
+    ]});
+    let err = parse_calls(Provider::Anthropic, &body).unwrap_err();
+    assert!(
+        err.to_string().contains(r#"with id "t\r\n1" (content[1])"#),
+        "{err}"
+    );
 }
 
 #[test]
@@ -361,6 +376,14 @@ fn stream_events_out_of_place_are_errors() {
     assert_eq!(
         chat.finish().unwrap_err().to_string(),
         "bad OpenAI Chat Completions stream event: tool call 0 never received its \"id\""
+    );
+    let mut stream = AnthropicStream::new();
+    let err = stream
+        .push(&json!({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded\ntry later"}}))
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "bad Anthropic Messages stream event: the stream reported an error: \"Overloaded\\ntry later\""
     );
 }
 

@@ -30,7 +30,7 @@ pub enum ProviderError {
         problem: String,
     },
     /// Two calls of one turn share an id: results could not be paired with their calls.
-    #[error("{provider} response has two tool calls with id \"{id}\" ({path}): results could not be paired with their calls", provider = provider.display_name())]
+    #[error("{provider} response has two tool calls with id {quoted_id} ({path}): results could not be paired with their calls", provider = provider.display_name(), quoted_id = quoted(id))]
     DuplicateCallId {
         /// The provider.
         provider: Provider,
@@ -47,6 +47,12 @@ pub enum ProviderError {
         /// What is wrong (naming the field).
         problem: String,
     },
+}
+
+/// A text from the response as a JSON string literal, so that a message quoting it stays one line
+/// (`"fu\nction"`, not a line break).
+pub(super) fn quoted(text: &str) -> String {
+    serde_json::Value::from(text).to_string()
 }
 
 impl ProviderError {

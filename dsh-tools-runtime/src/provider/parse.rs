@@ -4,6 +4,7 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 
+use super::error::quoted;
 use super::{CallArguments, Provider, ProviderCall, ProviderError};
 
 /// The tool calls of one model turn, in the order the response lists them.
@@ -89,7 +90,8 @@ fn chat(root: At<'_>) -> Result<Vec<(String, ProviderCall)>, ProviderError> {
         let kind = call.field("type")?.string()?;
         if kind != "function" {
             return Err(call.field("type")?.problem(&format!(
-                "is \"{kind}\": only \"function\" tool calls can run"
+                "is {}: only \"function\" tool calls can run",
+                quoted(kind)
             )));
         }
         let function = call.field("function")?;

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
+use super::error::quoted;
 use super::parse::{At, check_unique};
 use super::{CallArguments, Provider, ProviderCall, ProviderError};
 
@@ -178,7 +179,7 @@ impl AnthropicStream {
                 };
                 return Err(ProviderError::Stream {
                     provider,
-                    problem: format!("the stream reported an error: {message}"),
+                    problem: format!("the stream reported an error: {}", quoted(&message)),
                 });
             }
             _ => {}
@@ -214,7 +215,10 @@ fn finish(
         if partial.name.is_empty() {
             return Err(ProviderError::Stream {
                 provider,
-                problem: format!("tool call {index} ({id}) never received its name"),
+                problem: format!(
+                    "tool call {index} ({}) never received its name",
+                    quoted(&id)
+                ),
             });
         }
         let arguments = match partial.start_input {
