@@ -12,9 +12,10 @@
 //! dsh-tools run [PROGRAM|-] [--language L] [--json] [--yes]  # run a Code Mode program (QuickJS or Monty)
 //! dsh-tools repl [--language L] [--yes]            # programs ending at a `.` line, one by one
 //! dsh-tools mcp serve [--http ADDR] [--yes]        # the example tools as an MCP server
+//! dsh-tools turn --provider P [RESPONSE|-] [--yes] # run a provider response's tool calls, print the reply
 //! ```
 //!
-//! `list`, `call`, `run`, `sdk` and `repl` (and `mcp serve`) take `--mcp "COMMAND ARGS"`,
+//! `list`, `call`, `run`, `sdk`, `repl` and `turn` (and `mcp serve`) take `--mcp "COMMAND ARGS"`,
 //! repeatable: each starts a stdio MCP server and imports its tools as `mcp__s1__<tool>`,
 //! `mcp__s2__<tool>`, … (see [`McpFlags`]).
 //!
@@ -53,11 +54,13 @@ mod language;
 mod list_cmd;
 mod mcp_cmd;
 mod mcp_flag;
+mod progress;
 mod repl_cmd;
 mod run_cmd;
 mod schema_cmd;
 mod sdk_cmd;
 mod terminal;
+mod turn_cmd;
 
 use std::fmt;
 use std::io::Write as _;
@@ -79,6 +82,7 @@ pub use schema_cmd::{
     ArgsCommand, ArgsValidateArgs, SchemaCheckArgs, SchemaCommand, SchemaValidateArgs,
 };
 pub use sdk_cmd::{SdkArgs, SdkCommand};
+pub use turn_cmd::TurnArgs;
 
 /// The exit statuses of every command.
 pub mod exit {
@@ -122,6 +126,8 @@ pub enum Command {
     Repl(ReplArgs),
     /// The MCP bridge: serve the example tools as an MCP server.
     Mcp(McpArgs),
+    /// Run the tool calls of a provider response; print the messages to send back.
+    Turn(TurnArgs),
 }
 
 impl Command {
@@ -137,6 +143,7 @@ impl Command {
             Self::Run(args) => run_cmd::run(args),
             Self::Repl(args) => repl_cmd::run(args),
             Self::Mcp(args) => mcp_cmd::run(args),
+            Self::Turn(args) => turn_cmd::run(args),
         }
     }
 }

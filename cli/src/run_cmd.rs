@@ -108,7 +108,14 @@ impl CodeHost {
             call.agent = Some(agent.id());
             let cancel = CancellationToken::new();
             call.cancel = cancel.clone();
+            let bars = crate::progress::ProgressBars::on_terminal();
+            call.progress = bars.as_ref().map(crate::progress::ProgressBars::observer);
+            let follow = bars.as_ref().map(|bars| bars.follow(registry));
             let result = interrupt::cancellable(&cancel, registry.execute(call)).await;
+            if let Some(follow) = follow {
+                follow.dispose();
+            }
+            drop(bars);
             agent.dispose();
             result
         });

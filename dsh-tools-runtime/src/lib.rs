@@ -1,6 +1,8 @@
 #![doc = include_str!("docs/crate.md")]
 #![warn(missing_docs)]
 
+#[cfg(feature = "acp")]
+pub mod acp;
 pub mod approval;
 pub mod batch;
 pub mod catalog;
@@ -12,6 +14,8 @@ pub mod hooks;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 mod pipeline;
+#[cfg(feature = "provider")]
+pub mod provider;
 mod registry;
 pub mod timeout;
 

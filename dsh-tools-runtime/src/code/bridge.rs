@@ -221,6 +221,9 @@ fn binding(
         exec.agent,
         exec.token,
     );
+    // Sub-calls report progress where the program's own call does (`docs/CONTRACTS.md`,
+    // "Progress").
+    let progress = exec.progress.clone();
     Arc::new(move |arguments: Value| {
         let name = name.clone();
         // Rule 10: the run is over.
@@ -262,6 +265,7 @@ fn binding(
                 input.agent = agent;
                 input.parent = Some(parent);
                 input.cancel = run_cancel.clone();
+                input.progress = progress.clone();
                 // A closed lane means the run is over; the reply then says so.
                 let _ = submit.send(input);
             })

@@ -54,6 +54,7 @@ impl ToolRegistry {
             cancel,
             agent,
             parent,
+            progress,
         } = input;
         let visible = self.get(&name, agent);
         let lossless = is_lossless(&arguments);
@@ -77,6 +78,7 @@ impl ToolRegistry {
             arguments: lossless.then(|| Arc::new(arguments)),
             agent,
             parent,
+            progress,
         });
         let failure = (!lossless).then(|| {
             ToolExecutionResult::failure(ToolError::msg(
