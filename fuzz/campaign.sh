@@ -23,6 +23,7 @@ for target in "$@"; do
     case "$target" in
         run_code | strip) dict=fuzz/dicts/run_code.dict ;;
         mcp_messages) dict=fuzz/dicts/mcp.dict ;;
+        provider_turns) dict=fuzz/dicts/provider.dict ;;
         *) dict=fuzz/dicts/json.dict ;;
     esac
     mkdir -p "fuzz/scratch/$target" "fuzz/artifacts/$target"

@@ -125,7 +125,10 @@ pub(super) fn run(args: CallArgs) -> Result<Report, CliError> {
         let mut input = ToolExecutionInput::new(CALL_ID, args.name, arguments.clone());
         input.agent = Some(agent.id());
         input.cancel = cancel.clone();
+        let bars = crate::progress::ProgressBars::on_terminal();
+        input.progress = bars.as_ref().map(crate::progress::ProgressBars::observer);
         let result = interrupt::cancellable(&cancel, registry.execute(input)).await;
+        drop(bars);
         Ok::<_, CliError>((result, definition))
     })?;
     let passed = !result.is_error();

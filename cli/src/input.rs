@@ -1,10 +1,10 @@
 //! Where a command reads a document from: a file, standard input (`-` or no argument), or —
 //! for JSON — the argument itself.
 //!
-//! The rule for a JSON argument (`call`, `schema check`, `schema validate`, `args validate`,
-//! `sdk ts-type`, `sdk render`): an argument whose first non-blank character is `{`, `[` or `"`
-//! is JSON text; `-` is standard input; anything else is a file path (write `./{name}` for a file
-//! whose name starts with one of those characters). A scalar document (`5`, `true`) comes from a
+//! The rule for a JSON argument (`call`, `turn`, `schema check`, `schema validate`,
+//! `args validate`, `sdk ts-type`, `sdk render`): an argument whose first non-blank character is
+//! `{`, `[` or `"` is JSON text; `-` is standard input; anything else is a file path (write
+//! `./{name}` for a file whose name starts with one of those characters). A scalar document (`5`, `true`) comes from a
 //! file or standard input. Errors in inline JSON name the line and column of the argument text.
 //! (`docs/CONTRACTS.md`, "The command line".)
 

@@ -31,10 +31,11 @@ pub(crate) async fn cancellable<F: Future>(cancel: &CancellationToken, work: F) 
             output = &mut work => return output,
             () = interrupts.next() => {
                 if cancel.is_cancelled() {
-                    eprintln!("dsh-tools: interrupted again; quitting");
+                    crate::progress::Screen::stderr().eprintln("dsh-tools: interrupted again; quitting");
                     std::process::exit(130);
                 }
-                eprintln!("dsh-tools: cancelling (Ctrl-C again to quit)");
+                crate::progress::Screen::stderr()
+                    .eprintln("dsh-tools: cancelling (Ctrl-C again to quit)");
                 cancel.cancel();
             }
         }

@@ -4,18 +4,19 @@
 //! ```text
 //! dsh-tools list [--dialect D]                     # the example tools' {name, description, parameters}
 //! dsh-tools catalog [--check FILE]                 # the markdown tool catalog (docs/tool-catalog.md)
-//! dsh-tools schema check [SCHEMA]                  # is a JSON schema inside the supported subset?
-//! dsh-tools schema validate --schema S [VALUE]     # validate a value (paths rooted at `value`)
-//! dsh-tools args validate --schema S [ARGS]        # validate tool arguments (parameter-root paths)
-//! dsh-tools call NAME [ARGS] [--json] [--yes]      # run an example tool through the full pipeline
-//! dsh-tools sdk [ts-type [SCHEMA] | render [TOOLS]]  # the Code Mode SDK (TypeScript text)
-//! dsh-tools run [PROGRAM|-] [--json] [--yes] [--suspend]  # run a Code Mode program in QuickJS
+//! dsh-tools schema check [SCHEMA|-]                # is a JSON schema inside the supported subset?
+//! dsh-tools schema validate --schema S [VALUE|-]   # validate a value (paths rooted at `value`)
+//! dsh-tools args validate --schema S [ARGS|-]      # validate tool arguments (parameter-root paths)
+//! dsh-tools call NAME [ARGS|-] [--json] [--yes]    # run an example tool through the full pipeline
+//! dsh-tools sdk [--language L] [ts-type [SCHEMA|-] | py-type [SCHEMA|-] | render [TOOLS|-]]  # the Code Mode SDK
+//! dsh-tools run [PROGRAM|-] [--language L] [--json] [--yes] [--suspend]  # run a Code Mode program (QuickJS or Monty)
 //! dsh-tools resume [CONTINUATION|-] --approve|--deny [--json] [--suspend]  # continue a suspended run
-//! dsh-tools repl [--yes]                           # programs ending at a `.` line, one by one
+//! dsh-tools repl [--language L] [--yes]            # programs ending at a `.` line, one by one
 //! dsh-tools mcp serve [--http ADDR] [--yes]        # the example tools as an MCP server
+//! dsh-tools turn --provider P [RESPONSE|-] [--yes] # run a provider response's tool calls, print the reply
 //! ```
 //!
-//! `list`, `call`, `run`, `sdk` and `repl` (and `mcp serve`) take `--mcp "COMMAND ARGS"`,
+//! `list`, `call`, `run`, `sdk`, `repl` and `turn` (and `mcp serve`) take `--mcp "COMMAND ARGS"`,
 //! repeatable: each starts a stdio MCP server and imports its tools as `mcp__s1__<tool>`,
 //! `mcp__s2__<tool>`, … (see [`McpFlags`]).
 //!
@@ -33,6 +34,10 @@
 //! programs with history, and Ctrl-C cancels a running program or call. One module owns the
 //! terminal's input, so the REPL and the prompts take turns instead of competing for keys.
 //!
+//! Programs are TypeScript (run in QuickJS) or Python (run on the Monty interpreter, in worker
+//! processes of this same binary): `--language typescript|python`, or a `.py` program file
+//! ([`Language`]).
+//!
 //! Each command lives in a module of its own exposing its clap arguments and a
 //! `run(args) -> Result<Report, CliError>`; a new command is one more module and one more
 //! [`Command`] variant.
@@ -48,15 +53,18 @@ mod catalog_cmd;
 mod durability;
 mod input;
 mod interrupt;
+mod language;
 mod list_cmd;
 mod mcp_cmd;
 mod mcp_flag;
+mod progress;
 mod repl_cmd;
 mod resume_cmd;
 mod run_cmd;
 mod schema_cmd;
 mod sdk_cmd;
 mod terminal;
+mod turn_cmd;
 
 use std::fmt;
 use std::io::Write as _;
@@ -68,6 +76,7 @@ use serde_json::{Value, json};
 pub use call_cmd::{CallArgs, host_registry, host_registry_in};
 pub use catalog_cmd::{CatalogArgs, example_catalog};
 pub use input::Input;
+pub use language::{Language, WORKER_ARGUMENT};
 pub use list_cmd::ListArgs;
 pub use mcp_cmd::{McpArgs, McpCommand, McpServeArgs};
 pub use mcp_flag::{McpFlags, split_command};
@@ -78,6 +87,7 @@ pub use schema_cmd::{
     ArgsCommand, ArgsValidateArgs, SchemaCheckArgs, SchemaCommand, SchemaValidateArgs,
 };
 pub use sdk_cmd::{SdkArgs, SdkCommand};
+pub use turn_cmd::TurnArgs;
 
 /// The exit statuses of every command.
 pub mod exit {
@@ -116,9 +126,9 @@ pub enum Command {
     Catalog(CatalogArgs),
     /// Run an example tool through the full pipeline and print its result.
     Call(CallArgs),
-    /// Print the Code Mode SDK (TypeScript) of the example tools, of one schema, or of a list.
+    /// Print the Code Mode SDK (TypeScript or Python) of the example tools, of one schema, or of a list.
     Sdk(SdkArgs),
-    /// Run a Code Mode program (TypeScript) against the example tools in the QuickJS sandbox.
+    /// Run a Code Mode program (TypeScript in QuickJS, Python on Monty) against the example tools.
     Run(RunArgs),
     /// Continue a run that `run --suspend` suspended, approving or denying its pending calls.
     Resume(ResumeArgs),
@@ -126,6 +136,8 @@ pub enum Command {
     Repl(ReplArgs),
     /// The MCP bridge: serve the example tools as an MCP server.
     Mcp(McpArgs),
+    /// Run the tool calls of a provider response; print the messages to send back.
+    Turn(TurnArgs),
 }
 
 impl Command {
@@ -142,6 +154,7 @@ impl Command {
             Self::Resume(args) => resume_cmd::run(args),
             Self::Repl(args) => repl_cmd::run(args),
             Self::Mcp(args) => mcp_cmd::run(args),
+            Self::Turn(args) => turn_cmd::run(args),
         }
     }
 }

@@ -16,7 +16,7 @@ use clap::Args;
 use crate::mcp_flag::McpFlags;
 use crate::run_cmd::{CodeHost, result_text};
 use crate::terminal::{ProgramInput, Terminal};
-use crate::{CliError, Report};
+use crate::{CliError, Language, Report};
 
 /// Arguments of `repl`.
 #[derive(Debug, Args)]
@@ -24,6 +24,9 @@ pub struct ReplArgs {
     /// Approve tool calls that ask for approval (writes, shell commands).
     #[arg(long)]
     pub yes: bool,
+    /// The programs' language (default typescript).
+    #[arg(long, value_enum, default_value = "typescript")]
+    pub language: Language,
     /// MCP servers whose tools programs can call too (`tools.mcp__s1__<tool>`, …).
     #[command(flatten)]
     pub mcp: McpFlags,
@@ -31,7 +34,7 @@ pub struct ReplArgs {
 
 /// Reads programs until the end of input; prints each one's output.
 pub(super) fn run(args: ReplArgs) -> Result<Report, CliError> {
-    let mut host = CodeHost::new(args.yes, &args.mcp)?;
+    let mut host = CodeHost::new(args.yes, &args.mcp, args.language)?;
     let all_passed = match Terminal::get() {
         Some(terminal) => interactive(&mut host, terminal),
         None => piped(&mut host)?,

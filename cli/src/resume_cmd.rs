@@ -58,7 +58,7 @@ pub(super) fn run(args: ResumeArgs) -> Result<Report, CliError> {
         decision,
         suspend: args.suspend,
     };
-    let outcome = CodeHost::new(args.yes, &args.mcp)?
+    let outcome = CodeHost::new(args.yes, &args.mcp, crate::Language::Typescript)?
         .run_durable(start, &durability)
         .map_err(|e| CliError::input(&input, e))?;
     outcome_report(outcome, args.json)

@@ -1,5 +1,5 @@
-//! `run [PROGRAM|-] [--json] [--yes] [--suspend]`: run a Code Mode program against the example
-//! tools in the embedded QuickJS sandbox.
+//! `run [PROGRAM|-] [--language L] [--json] [--yes] [--suspend]`: run a Code Mode program against
+//! the example tools — TypeScript in the embedded QuickJS sandbox, Python on the Monty interpreter.
 //!
 //! Stdout gets what the model would see (the program's printed and returned output); stderr gets
 //! a compact dispatch log, one line per tool call. `--json` prints the whole `run_code` result.
@@ -8,7 +8,8 @@
 //! With `--suspend`, a call that asks for approval suspends the run instead of prompting: the
 //! command prints the pending calls and the continuation (with `--json`:
 //! `{"suspended": {"continuation": "...", "pending": [...]}}`) and exits with status 3;
-//! `dsh-tools resume` continues it (see [`crate::resume_cmd`]).
+//! `dsh-tools resume` continues it (see [`crate::resume_cmd`]). Durable runs are TypeScript
+//! programs' for now: `--suspend` with a Python program is refused before anything runs.
 
 use std::io::IsTerminal as _;
 use std::path::PathBuf;
@@ -20,21 +21,23 @@ use dsh_tools_runtime::PresentationMode;
 use dsh_tools_runtime::code::durable::{
     ContinuationError, Decision, Durability, Resume, RunOutcome,
 };
-use dsh_tools_runtime::code::quickjs::{QuickJsConfig, QuickJsRuntime};
 use dsh_tools_runtime::code::{CodeDispatchEvent, CodeEventSink};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use crate::call_cmd::host_registry_in;
 use crate::mcp_flag::McpFlags;
-use crate::{CliError, Input, Report};
+use crate::{CliError, Input, Language, Report};
 use crate::{cards, interrupt};
 
 /// Arguments of `run`.
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// The program (TypeScript, the body of an async function), or `-` / nothing for stdin.
+    /// The program (the body of an async function), or `-` / nothing for stdin.
     pub program: Option<PathBuf>,
+    /// The program's language (default: python for a `.py` file, else typescript).
+    #[arg(long, value_enum)]
+    pub language: Option<Language>,
     /// Print the whole outcome as JSON instead of the program's output.
     #[arg(long)]
     pub json: bool,
@@ -100,7 +103,8 @@ impl CodeEventSink for DispatchLog {
     }
 }
 
-/// The Code Mode host of `run` and `repl`: the example tools in code mode, QuickJS, a dispatch log.
+/// The Code Mode host of `run` and `repl`: the example tools in code mode, the runtime of the
+/// program language, a dispatch log.
 pub(super) struct CodeHost {
     runtime: tokio::runtime::Runtime,
     registry: dsh_tools_runtime::ToolRegistry,
@@ -111,15 +115,13 @@ pub(super) struct CodeHost {
 }
 
 impl CodeHost {
-    pub(super) fn new(yes: bool, mcp: &McpFlags) -> Result<Self, CliError> {
+    pub(super) fn new(yes: bool, mcp: &McpFlags, language: Language) -> Result<Self, CliError> {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .map_err(|e| CliError::new(format!("cannot start the async runtime: {e}")))?;
         let registry = host_registry_in(PresentationMode::Code, yes)?;
-        let sandbox = QuickJsRuntime::new(QuickJsConfig::default())
-            .map_err(|e| CliError::new(format!("cannot configure the sandbox: {e}")))?;
-        registry.set_code_runtime(Arc::new(sandbox));
+        registry.set_code_runtime(language.runtime()?);
         let log = Arc::new(DispatchLog::default());
         registry.set_code_event_sink(log.clone());
         let imports = runtime.block_on(mcp.import(&registry))?;
@@ -148,7 +150,14 @@ impl CodeHost {
             call.agent = Some(agent.id());
             let cancel = CancellationToken::new();
             call.cancel = cancel.clone();
+            let bars = crate::progress::ProgressBars::on_terminal();
+            call.progress = bars.as_ref().map(crate::progress::ProgressBars::observer);
+            let follow = bars.as_ref().map(|bars| bars.follow(registry));
             let result = interrupt::cancellable(&cancel, registry.execute(call)).await;
+            if let Some(follow) = follow {
+                follow.dispose();
+            }
+            drop(bars);
             agent.dispose();
             result
         });
@@ -294,9 +303,15 @@ pub(super) fn result_text(result: &dsh_tools::exec::ToolExecutionResult) -> Stri
 
 /// Runs the program through `run_code`.
 pub(super) fn run(args: RunArgs) -> Result<Report, CliError> {
+    let language = Language::choose(args.language, args.program.as_deref());
+    if args.suspend && language != Language::Typescript {
+        return Err(CliError::new(
+            "--suspend runs TypeScript programs only: durable Python runs are not built yet",
+        ));
+    }
     let input = Input::new(args.program);
     let program = input.read_text()?;
-    let mut host = CodeHost::new(args.yes, &args.mcp)?;
+    let mut host = CodeHost::new(args.yes, &args.mcp, language)?;
     if !args.suspend {
         return completed_report(&host.run(program), args.json);
     }

@@ -1,15 +1,16 @@
-//! `sdk`: the Code Mode SDK section of the example tools, one TypeScript type, or the section for
-//! a JSON list of tools.
+//! `sdk`: the Code Mode SDK section of the example tools, one TypeScript or Python type, or the
+//! section for a JSON list of tools — in TypeScript or, with `--language python`, Python.
 
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
-use dsh_tools_runtime::code::sdk::{SdkTool, json_schema_to_ts, render_tools_sdk, sdk_tool_from};
+use dsh_tools_runtime::code::sdk::{SdkTool, json_schema_to_ts, sdk_tool_from};
+use dsh_tools_runtime::code::sdk_py::json_schema_to_py;
 use serde::Deserialize;
 use serde_json::Value;
 
 use crate::mcp_flag::{McpFlags, with_imported};
-use crate::{CliError, Input, Report};
+use crate::{CliError, Input, Language, Report};
 
 /// Arguments of `sdk`.
 #[derive(Debug, Args)]
@@ -20,6 +21,9 @@ pub struct SdkArgs {
     /// MCP servers whose tools join the example tools' SDK section.
     #[command(flatten)]
     pub mcp: McpFlags,
+    /// The SDK's language (default typescript).
+    #[arg(long, value_enum, default_value = "typescript", global = true)]
+    pub language: Language,
 }
 
 /// The `sdk` subcommands.
@@ -28,6 +32,11 @@ pub enum SdkCommand {
     /// The TypeScript type of one JSON schema.
     TsType {
         /// The schema: JSON text, a file, or `-` / nothing for standard input.
+        schema: Option<PathBuf>,
+    },
+    /// The Python type of one JSON schema (and the `TypedDict` classes it names).
+    PyType {
+        /// The schema: a JSON file, or `-` / nothing for standard input.
         schema: Option<PathBuf>,
     },
     /// The SDK section for a JSON list of `{name, description, parameters, output?}`.
@@ -53,7 +62,7 @@ fn any_value() -> Value {
     Value::Object(serde_json::Map::new())
 }
 
-/// Prints the requested text (not JSON: these commands print TypeScript).
+/// Prints the requested text (not JSON: these commands print TypeScript or Python).
 pub(super) fn run(args: SdkArgs) -> Result<Report, CliError> {
     let text = match args.command {
         None => {
@@ -61,11 +70,15 @@ pub(super) fn run(args: SdkArgs) -> Result<Report, CliError> {
                 .map_err(|e| CliError::new(format!("cannot collect the tools: {e}")))?;
             tools.extend(with_imported(&args.mcp)?);
             let sdk: Vec<SdkTool> = tools.iter().map(sdk_tool_from).collect();
-            render_tools_sdk(&sdk)
+            args.language.render_sdk(&sdk)
         }
         Some(SdkCommand::TsType { schema }) => {
             let input = Input::json(schema);
             json_schema_to_ts(&input.read_json()?, 0)
+        }
+        Some(SdkCommand::PyType { schema }) => {
+            let input = Input::new(schema);
+            json_schema_to_py(&input.read_json()?)
         }
         Some(SdkCommand::Render { tools }) => {
             let input = Input::json(tools);
@@ -80,7 +93,7 @@ pub(super) fn run(args: SdkArgs) -> Result<Report, CliError> {
                     output: t.output,
                 })
                 .collect();
-            render_tools_sdk(&sdk)
+            args.language.render_sdk(&sdk)
         }
     };
     Ok(Report {

@@ -7,6 +7,7 @@
 //!
 //! The terminal exists only when standard input and standard error are both terminals; with
 //! piped input there is no one to ask (approvals are refused, the REPL reads lines as they come).
+//! While a reader has the terminal, tool progress bars are off the screen ([`Screen::hold`]).
 //! (`docs/CONTRACTS.md`, "The command line".)
 
 use std::io::IsTerminal as _;
@@ -21,6 +22,8 @@ use rustyline::hint::Hinter;
 use rustyline::history::FileHistory;
 use rustyline::validate::{ValidationContext, ValidationResult, Validator};
 use rustyline::{Editor, Helper};
+
+use crate::progress::{Hold, Screen};
 
 /// The REPL's prompt (a program's first line).
 pub(crate) const PROMPT: &str = "dsh> ";
@@ -105,6 +108,7 @@ impl Terminal {
     /// and added to the history (kept in the user's data directory).
     pub(crate) fn read_program(&self) -> ProgramInput {
         let mut state = self.lock();
+        let _hold = Screen::stderr().hold();
         state.load_history();
         state.editor.set_helper(Some(Reading::Program));
         match state.editor.readline(PROMPT) {
@@ -120,14 +124,21 @@ impl Terminal {
     }
 
     /// Takes the terminal's input until the turn is dropped; waits while another reader has it.
+    /// Progress bars are off the screen for the turn.
     pub(crate) fn turn(&self) -> Turn<'_> {
-        Turn { state: self.lock() }
+        let state = self.lock();
+        Turn {
+            state,
+            _hold: Screen::stderr().hold(),
+        }
     }
 }
 
 /// The terminal's input, held by one reader.
 pub(crate) struct Turn<'t> {
     state: std::sync::MutexGuard<'t, State>,
+    /// The progress bars stay off the screen while the turn lasts.
+    _hold: Hold<'static>,
 }
 
 impl Turn<'_> {

@@ -392,3 +392,87 @@ fn without_a_terminal_on_stdin_approval_is_refused() {
     expect(&mut run, "status 1");
     assert!(!scratch.path("made.txt").exists());
 }
+
+/// `--mcp` importing `@modelcontextprotocol/server-everything` (whose
+/// `trigger-long-running-operation` reports progress), or `None` (reason printed) when it is
+/// not installed outside CI.
+fn everything_server() -> Option<String> {
+    let script = std::env::var_os("DSH_MCP_SERVER_EVERYTHING")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR")).join(
+                "../tests/node/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+            )
+        });
+    if !script.exists() {
+        let message = format!(
+            "the everything MCP server is missing at {} — run `npm ci --prefix tests/node` \
+             (scripts/test does)",
+            script.display()
+        );
+        assert!(
+            !["CI", "DSH_REQUIRE_NODE"]
+                .iter()
+                .any(|var| std::env::var_os(var).is_some_and(|v| !v.is_empty())),
+            "{message}"
+        );
+        eprintln!("skipped: {message}");
+        return None;
+    }
+    let node = std::env::var("DSH_NODE").unwrap_or_else(|_| "node".to_owned());
+    Some(format!("{node} {}", script.display()))
+}
+
+const LONG_OPERATION: &str = "mcp__s1__trigger-long-running-operation";
+
+#[test]
+fn call_draws_an_imported_tools_progress_as_a_bar() {
+    let Some(everything) = everything_server() else {
+        return;
+    };
+    let scratch = Scratch::new();
+    let mut call = scratch.spawn(&[
+        "call",
+        "--mcp",
+        &everything,
+        LONG_OPERATION,
+        r#"{"duration": 2, "steps": 4}"#,
+    ]);
+    // The bar: the tool's name, then position/length as the server reports them.
+    let before = expect(&mut call, "/4");
+    assert!(before.contains(LONG_OPERATION), "{before}");
+    expect(&mut call, "Long running operation completed");
+    assert_eq!(exit_status(call), 0);
+}
+
+#[test]
+fn run_draws_progress_then_asks_with_the_whole_card() {
+    let Some(everything) = everything_server() else {
+        return;
+    };
+    let scratch = Scratch::new();
+    std::fs::write(
+        scratch.path("prog.ts"),
+        format!(
+            r#"const r = await tools["{LONG_OPERATION}"]({{duration: 1, steps: 5}});
+await tools.write_file({{path: "asked.txt", content: "yes\n"}});
+return r.content[0].text;
+"#
+        ),
+    )
+    .unwrap();
+    let mut run = scratch.spawn(&["run", "--mcp", &everything, "prog.ts"]);
+    expect(&mut run, "/5");
+    // The bar is off the screen before the card: the card and the question arrive whole.
+    let card = expect(&mut run, "[y/N/a]");
+    let card = card.rsplit("/5").next().unwrap_or_default();
+    assert!(card.contains("asked.txt"), "the card: {card:?}");
+    assert!(card.contains("allow tool \"write_file\""), "{card:?}");
+    answer(&mut run, "y");
+    expect(&mut run, "Long running operation completed");
+    assert_eq!(exit_status(run), 0);
+    assert_eq!(
+        std::fs::read_to_string(scratch.path("asked.txt")).unwrap(),
+        "yes\n"
+    );
+}

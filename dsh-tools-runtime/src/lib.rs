@@ -5,6 +5,8 @@
 // one way, each module naming only those before it: error, approval, catalog, pipeline,
 // registry, dialect, code, mcp (ARCHITECTURE.md; tests/tests/architecture/ checks it).
 
+#[cfg(feature = "acp")]
+pub mod acp;
 pub mod approval;
 pub mod catalog;
 #[cfg(feature = "code-mode")]
@@ -14,6 +16,8 @@ mod error;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 mod pipeline;
+#[cfg(feature = "provider")]
+pub mod provider;
 mod registry;
 
 pub use dsh_tools;

@@ -13,7 +13,7 @@ use dsh_tools::{ToolAnnotations, ToolDefinition};
 use dsh_tools_runtime::approval::{ApprovalOutcome, ApprovalRequest, ApprovalService};
 use dsh_tools_runtime::hooks::pre_execute_fn;
 use dsh_tools_runtime::mcp::rmcp::model::{CallToolRequestParams, CallToolResult, Tool};
-use dsh_tools_runtime::mcp::rmcp::service::{RoleClient, RunningService};
+use dsh_tools_runtime::mcp::rmcp::service::{RoleClient, RunningService, ServiceError};
 use dsh_tools_runtime::mcp::rmcp::transport::StreamableHttpClientTransport;
 use dsh_tools_runtime::mcp::{McpImport, McpServer};
 use dsh_tools_runtime::{ToolRegistry, ToolRestriction};
@@ -215,10 +215,14 @@ async fn tools_call_runs_the_pipeline_and_every_failure_is_an_is_error_result() 
         "Error: invalid arguments: missing required property \"b\"; \"a\" must be an integer"
     );
 
-    let unknown = peer.call_tool(params("nope", json!({}))).await.unwrap();
+    // A name the server does not have is the spec's protocol error, not a tool result.
+    let unknown = peer.call_tool(params("nope", json!({}))).await.unwrap_err();
+    let ServiceError::McpError(unknown) = unknown else {
+        panic!("not a JSON-RPC error: {unknown:?}");
+    };
     assert_eq!(
-        (unknown.is_error, text(&unknown)),
-        (Some(true), "Error: unknown tool \"nope\"".to_owned())
+        (unknown.code.0, unknown.message.as_ref()),
+        (-32602, "unknown tool: nope")
     );
 
     // `ask` reaches the registry's approval service (calls run as the server's own agent).
@@ -232,7 +236,7 @@ async fn tools_call_runs_the_pipeline_and_every_failure_is_an_is_error_result() 
     );
 
     let ids = ids.lock().unwrap_or_else(PoisonError::into_inner).clone();
-    assert_eq!(ids, ["mcp-1", "mcp-2", "mcp-3", "mcp-4", "mcp-5"]);
+    assert_eq!(ids, ["mcp-1", "mcp-2", "mcp-3", "mcp-4"]);
 }
 
 #[tokio::test]
@@ -276,8 +280,11 @@ async fn a_scope_is_served_as_it_sees_the_registry() {
         .peer()
         .call_tool(params("weather", json!({})))
         .await
-        .unwrap();
-    assert_eq!(text(&hidden), "Error: unknown tool \"weather\"");
+        .unwrap_err();
+    assert!(
+        matches!(&hidden, ServiceError::McpError(e) if e.code.0 == -32602 && e.message == "unknown tool: weather"),
+        "{hidden:?}"
+    );
 }
 
 #[tokio::test]

@@ -1,27 +1,13 @@
 //! The runnable examples under `examples/examples/` (the README lists their `cargo run` lines):
 //! each one runs to completion and prints what its docs say it shows.
 
+mod support;
+
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::Command;
 
-/// The built example `name` (building the examples first when this test binary was built
-/// without them, e.g. by `cargo test --test examples_run`).
-fn example_binary(name: &str) -> PathBuf {
-    let profile_dir = std::env::current_exe()
-        .ok()
-        .and_then(|exe| Some(exe.parent()?.parent()?.to_path_buf()))
-        .expect("the test binary lives in <target>/<profile>/deps");
-    let binary: PathBuf = profile_dir.join("examples").join(name);
-    if !binary.exists() {
-        let status = Command::new(env!("CARGO"))
-            .args(["build", "-p", "dsh-tools-examples", "--examples"])
-            .status()
-            .expect("cargo runs");
-        assert!(status.success(), "building the examples failed");
-    }
-    binary
-}
+use support::example_binary;
 
 /// Runs the built example `name` and returns its stdout.
 fn run_example(name: &str) -> String {
@@ -263,5 +249,17 @@ fn mcp_import_code_mode_runs_a_program_against_the_filesystem_server() {
             "\"files\": 3,\n  \"lines\": {\n    \"groceries.txt\": 3,\n    \"ideas.txt\": 1,\n    \"todo.txt\": 2\n  }"
         ),
         "{out}"
+    );
+}
+
+#[test]
+fn agent_loop_runs_the_scripted_model_to_its_answer() {
+    let out = run_example("agent_loop");
+    assert_eq!(
+        out,
+        "step 1: multiply({\"a\":17,\"b\":23}) -> 391\n\
+         step 1: multiply({\"a\":2,\"b\":2}) -> 4\n\
+         step 2: add({\"a\":391,\"b\":4}) -> 395\n\
+         answer: 17 * 23 + 4 = 395.\n"
     );
 }

@@ -24,9 +24,11 @@ use dsh_tools_runtime::code::{
 use serde_json::{Value, json};
 
 mod mcp;
+mod provider;
 mod refs;
 
 pub use mcp::mcp_messages;
+pub use provider::provider_turns;
 pub use refs::ref_schema;
 
 /// A fuzz target's body: one input, panics on a finding.
@@ -40,6 +42,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("run_code", run_code),
     ("ref_schema", ref_schema),
     ("mcp_messages", mcp_messages),
+    ("provider_turns", provider_turns),
 ];
 
 /// For the libFuzzer targets that strip programs: libFuzzer's panic hook aborts on every panic,

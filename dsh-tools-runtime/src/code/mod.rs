@@ -17,7 +17,10 @@ mod clock;
 mod dispatch_log;
 pub mod durable;
 mod events;
+pub mod flavour;
 mod host_work;
+#[cfg(feature = "python")]
+pub mod monty;
 mod precheck;
 mod prompt;
 pub mod quickjs;
@@ -25,6 +28,7 @@ mod record;
 mod runs;
 mod runtime;
 pub mod sdk;
+pub mod sdk_py;
 pub mod strip;
 mod transport;
 
@@ -48,6 +52,7 @@ pub use runtime::{
 pub use transport::{
     CODE_PARAMETER_DESCRIPTION, DESCRIPTION_PARAMETER_DESCRIPTION, RUN_CODE_DESCRIPTION,
     RUN_CODE_NAME, render_run_code, run_code_output_schema, run_code_parameters,
+    run_code_parameters_for,
 };
 
 use crate::ToolNotFoundError;
@@ -88,7 +93,8 @@ pub(crate) struct CodeMode {
     registry: WeakRegistry,
     runtime: RwLock<Option<Arc<dyn CodeRuntime>>>,
     sink: RwLock<Option<Arc<dyn CodeEventSink>>>,
-    transport: OnceLock<Option<ToolDefinition>>,
+    /// The `run_code` transport per [flavour](flavour::FLAVOURS), built on first use.
+    transports: [OnceLock<Option<ToolDefinition>>; flavour::FLAVOURS.len()],
     /// The SDK section per scope (`None` = the global view), freed when the scope is disposed.
     sdk_cache: Mutex<HashMap<Option<ScopeId>, CachedSdk>>,
     /// The `run_code` executions in progress, by execution token (a sub-call's `parent`).
@@ -103,7 +109,7 @@ impl CodeMode {
             registry,
             runtime: RwLock::default(),
             sink: RwLock::default(),
-            transport: OnceLock::new(),
+            transports: Default::default(),
             sdk_cache: Mutex::default(),
             runs: Arc::default(),
             durable_starts: Mutex::default(),
@@ -124,11 +130,14 @@ impl CodeMode {
             .clone()
     }
 
-    /// The shared `run_code` transport (the same definition for every code-mode scope).
+    /// The shared `run_code` transport (the same definition for every code-mode scope), in the
+    /// flavour of the mounted runtime's language (TypeScript when none is mounted).
     fn transport(&self) -> Option<ToolDefinition> {
-        self.transport
+        let runtime = self.runtime();
+        let index = flavour::index_or_typescript(runtime.as_deref().map(|r| r.language()));
+        self.transports[index]
             .get_or_init(|| {
-                transport::run_code_definition(self.registry.clone())
+                transport::run_code_definition(self.registry.clone(), &flavour::FLAVOURS[index])
                     .inspect_err(|e| tracing::error!("run_code transport is invalid: {e}"))
                     .ok()
             })

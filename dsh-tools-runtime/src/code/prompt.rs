@@ -5,16 +5,14 @@
 use dsh_tools::ToolDefinition;
 use dsh_tools::exec::ScopeId;
 
-use super::sdk::{render_tools_sdk, sdk_tool_from};
+use super::flavour::{FLAVOURS, flavour};
+use super::sdk::sdk_tool_from;
 use super::{CodeMode, RUN_CODE_NAME};
 use crate::registry::ScopeExtension;
 use crate::registry::{PresentationMode, PromptError, PromptSection, PromptSurface};
 
 /// The collapse rule shown to a scope in `code` mode.
 pub const CODE_ONLY_TEXT: &str = "`run_code` is the only tool you can call directly: a call naming any other tool fails. Every tool declared in the SDK below is reached from inside a `run_code` program, as `await tools.name(args)`.";
-
-/// The languages an SDK renderer exists for (a second language is one more entry).
-const RENDERERS: &[&str] = &["typescript"];
 
 /// Code Mode's prompt surface for a scope presenting in `mode` (not native): the wire tools,
 /// the names a tool order may list, and the `tools:code-only` / `tools:sdk` sections. The SDK
@@ -31,19 +29,19 @@ pub(super) fn surface(
         .runtime()
         .ok_or_else(|| PromptError::MissingRuntime(super::missing_runtime_message(mode)))?;
     let language = runtime.language();
-    if !RENDERERS.contains(&language) {
+    let Some(flavour) = flavour(language) else {
         return Err(PromptError::UnknownLanguage {
             language: language.to_owned(),
-            known: RENDERERS
+            known: FLAVOURS
                 .iter()
-                .map(|l| format!("\"{l}\""))
+                .map(|f| format!("\"{}\"", f.language))
                 .collect::<Vec<_>>()
                 .join(", "),
         });
-    }
+    };
     let sdk = code.cached_sdk(scope, language, stored, || {
         let sdk_tools: Vec<_> = stored.iter().map(sdk_tool_from).collect();
-        render_tools_sdk(&sdk_tools)
+        (flavour.render_sdk)(&sdk_tools)
     });
     let mut sections = Vec::new();
     if mode == PresentationMode::Code {

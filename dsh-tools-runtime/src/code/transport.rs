@@ -22,12 +22,18 @@ pub const DESCRIPTION_PARAMETER_DESCRIPTION: &str = "A 5-10 word summary of what
 /// `BODY of an`, `` `description` ``.
 pub const RUN_CODE_DESCRIPTION: &str = "Execute a TypeScript program against the available tools. It takes two required arguments: `code`, the BODY of an async function (erasable TypeScript only: type annotations are stripped, `enum` and namespaces are not allowed; top-level `await` and `return` work), and `description`, a short summary shown to the user. Inside the program call tools as `await tools.name(args)`; each call resolves to the tool's typed result or rejects with a `ToolCallError`. Only what the program prints with `console.log` or returns comes back to you, so curate it: filter, aggregate and summarise in code. Image results of tool calls are attached after the run.";
 
-/// The wire parameter schema of `run_code`.
+/// The wire parameter schema of `run_code` (TypeScript flavour).
 pub fn run_code_parameters() -> Value {
+    run_code_parameters_for(CODE_PARAMETER_DESCRIPTION)
+}
+
+/// The wire parameter schema of `run_code` with the `code` parameter described by
+/// `code_description` (see [`Flavour`](super::flavour::Flavour)).
+pub fn run_code_parameters_for(code_description: &str) -> Value {
     json!({
         "type": "object",
         "properties": {
-            "code": {"type": "string", "description": CODE_PARAMETER_DESCRIPTION},
+            "code": {"type": "string", "description": code_description},
             "description": {"type": "string", "description": DESCRIPTION_PARAMETER_DESCRIPTION}
         },
         "required": ["code", "description"]
@@ -79,10 +85,11 @@ pub fn render_run_code(value: &Value) -> String {
 /// it), and resolves the code runtime when called.
 pub(crate) fn run_code_definition(
     registry: WeakRegistry,
+    flavour: &super::flavour::Flavour,
 ) -> Result<ToolDefinition, dsh_tools::DefinitionError> {
     ToolDefinition::builder(RUN_CODE_NAME)
-        .description(RUN_CODE_DESCRIPTION)
-        .parameters_json(run_code_parameters())
+        .description(flavour.run_code_description)
+        .parameters_json(run_code_parameters_for(flavour.code_parameter_description))
         .output_json(run_code_output_schema())
         .render(|_args, value| vec![ContentBlock::text(render_run_code(value))])
         .present_call(|args| {

@@ -12,6 +12,7 @@
 mod error;
 mod import;
 mod name;
+mod progress;
 mod render;
 mod serve;
 

@@ -50,6 +50,7 @@ impl Call {
             cancel,
             agent,
             parent,
+            progress,
         } = input;
         let lossless = checked || is_lossless(&arguments);
         let generation = host.generation();
@@ -74,6 +75,7 @@ impl Call {
             arguments: lossless.then(|| Arc::new(arguments)),
             agent,
             parent,
+            progress,
         });
         let resolved = def
             .filter(|_| hidden.is_none())

@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio_util::sync::CancellationToken;
 
-use super::{ExecutionToken, StateMap, ToolExecution};
+use super::{ExecutionToken, Progress, ProgressObserver, StateMap, ToolExecution};
 use crate::content::ContextMessage;
 
 #[derive(Debug, Default)]
@@ -34,6 +34,8 @@ pub struct ToolRunContext {
     shared: Arc<Shared>,
     /// Host state (`None` until a pipeline provides it: no allocation for tools without state).
     states: Option<Arc<StateMap>>,
+    /// Where progress reports go (the execution's observer, unless replaced).
+    progress: Option<ProgressObserver>,
 }
 
 /// The pipeline's side of a [`ToolRunContext`]: it collects what the body deferred.
@@ -52,12 +54,14 @@ impl ToolRunContext {
         let handle = RunContextHandle {
             shared: Arc::clone(&shared),
         };
+        let progress = execution.progress.clone();
         (
             Self {
                 execution,
                 cancel,
                 shared,
                 states: None,
+                progress,
             },
             handle,
         )
@@ -77,6 +81,32 @@ impl ToolRunContext {
     pub fn with_states(mut self, states: Arc<StateMap>) -> Self {
         self.states = (!states.is_empty()).then_some(states);
         self
+    }
+
+    /// The same context reporting progress to `observer` (`None`: nowhere).
+    pub fn with_progress(mut self, observer: Option<ProgressObserver>) -> Self {
+        self.progress = observer;
+        self
+    }
+
+    /// The observer progress reports go to (Code Mode hands it on to a program's sub-calls).
+    pub fn progress_observer(&self) -> Option<&ProgressObserver> {
+        self.progress.as_ref()
+    }
+
+    /// Reports progress: `done` units of `total` (when known), and what is happening now
+    /// (`docs/CONTRACTS.md`, "Progress"). It reaches the caller's observer — an MCP client that
+    /// asked for progress, a host, the CLI's progress bar — or nowhere; it never fails.
+    ///
+    /// ```
+    /// use dsh_tools::exec::ToolRunContext;
+    /// let ctx = ToolRunContext::detached("c1");
+    /// ctx.progress(1.0, Some(3.0), Some("reading a.rs")); // no observer: goes nowhere
+    /// ```
+    pub fn progress(&self, done: f64, total: Option<f64>, message: Option<&str>) {
+        if let Some(observer) = &self.progress {
+            observer.observe(&self.execution, &Progress::new(done, total, message));
+        }
     }
 
     /// The host state of type `T`, if provided.

@@ -6,6 +6,7 @@
 
 mod context;
 mod decision;
+mod progress;
 mod result;
 mod state;
 
@@ -18,6 +19,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use context::{RunContextHandle, ToolRunContext};
 pub use decision::{PostToolDecision, PreToolDecision, ToolExecutionMode};
+pub use progress::{Progress, ProgressObserver};
 pub use result::{ToolExecutionResult, ToolFailure, ToolSuccess};
 pub use state::{State, StateMap};
 
@@ -72,6 +74,8 @@ pub struct ToolExecutionInput {
     pub agent: Option<ScopeId>,
     /// The enclosing execution (Code Mode sub-calls).
     pub parent: Option<ExecutionToken>,
+    /// Where the tool body's progress reports go (`None`: nowhere).
+    pub progress: Option<ProgressObserver>,
 }
 
 impl ToolExecutionInput {
@@ -92,7 +96,14 @@ impl ToolExecutionInput {
             cancel: CancellationToken::new(),
             agent: None,
             parent: None,
+            progress: None,
         }
+    }
+
+    /// The same input with a progress observer.
+    pub fn with_progress(mut self, observer: ProgressObserver) -> Self {
+        self.progress = Some(observer);
+        self
     }
 }
 
@@ -116,6 +127,8 @@ pub struct ToolExecution {
     pub agent: Option<ScopeId>,
     /// The enclosing execution, for nested calls.
     pub parent: Option<ExecutionToken>,
+    /// Where the body's progress reports go (the caller's observer).
+    pub progress: Option<ProgressObserver>,
 }
 
 impl ToolExecution {
@@ -130,6 +143,7 @@ impl ToolExecution {
             arguments: Some(Arc::new(arguments)),
             agent: None,
             parent: None,
+            progress: None,
         }
     }
 }

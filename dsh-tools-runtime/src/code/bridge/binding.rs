@@ -66,6 +66,9 @@ fn binding(
         exec.agent,
         exec.token,
     );
+    // Sub-calls report progress where the program's own call does (`docs/CONTRACTS.md`,
+    // "Progress").
+    let progress = exec.progress.clone();
     Arc::new(move |arguments: Value| {
         let name = name.clone();
         // Rule 9: the run is over.
@@ -120,6 +123,7 @@ fn binding(
                             input.root_call_id = Some(root.to_string());
                             input.agent = agent;
                             input.parent = Some(parent);
+                            input.progress = progress.clone();
                             input.cancel = match &run.durable {
                                 Some(durable) => durable.live_cancel(number, &run_cancel),
                                 None => run_cancel.clone(),

@@ -75,7 +75,7 @@
 
 mod bindings;
 mod build;
-mod calls;
+pub(crate) mod calls;
 mod config;
 mod console;
 mod convert;
@@ -85,10 +85,10 @@ mod errors;
 mod globals;
 mod host;
 mod inspect;
-mod ledger;
+pub(crate) mod ledger;
 mod names;
 mod schedule;
-mod shared;
+pub(crate) mod shared;
 mod sources;
 mod worker;
 
@@ -105,6 +105,9 @@ pub use config::{
     DEFAULT_MEMORY_LIMIT_BYTES, DEFAULT_THREAD_STACK_BYTES, DEFAULT_WALL_CLOCK,
     DEFAULT_WARM_SANDBOXES, QuickJsConfig, QuickJsConfigError, THREAD_STACK_HEADROOM_BYTES,
 };
+/// The portable binding-name rules, shared by every backend (the Monty runtime too).
+#[cfg(feature = "python")]
+pub(crate) use names::validate_bindings as validate_portable_bindings;
 pub use names::{PORTABLE_RESERVED_WORDS, RESERVED_BINDING_GLOBALS, RESERVED_ERROR_MEMBERS};
 
 /// The message of the `abort` outcome when the request's cancellation token fires.

@@ -3,13 +3,15 @@
 
 use std::time::Duration;
 
+use dsh_tools::exec::ToolRunContext;
 use dsh_tools::{ErrorInfo, ToolError};
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientRequest, ServerResult,
 };
 use rmcp::service::{Peer, PeerRequestOptions, RoleClient, ServiceError};
 use serde_json::{Map, Value};
-use tokio_util::sync::CancellationToken;
+
+use crate::mcp::progress::ProgressRoutes;
 
 /// What a call needs to reach its server.
 #[derive(Debug, Clone)]
@@ -17,6 +19,8 @@ pub(crate) struct CallLink {
     pub(crate) server: String,
     pub(crate) peer: Peer<RoleClient>,
     pub(crate) timeout: Duration,
+    /// Where the server's progress notifications for a call go.
+    pub(crate) progress: ProgressRoutes,
 }
 
 impl CallLink {
@@ -24,13 +28,15 @@ impl CallLink {
     ///
     /// When `cancel` fires first the request is abandoned with a `notifications/cancelled` and
     /// the call fails as `ABORTED`; when the timeout passes first, likewise with a timeout
-    /// message.
+    /// message. The server's `notifications/progress` for the request reach the calling
+    /// context's progress observer.
     pub(crate) async fn call(
         &self,
         raw: &str,
         arguments: Map<String, Value>,
-        cancel: &CancellationToken,
+        ctx: &ToolRunContext,
     ) -> Result<Value, ToolError> {
+        let cancel = ctx.cancellation();
         let params = CallToolRequestParams::new(raw.to_owned()).with_arguments(arguments);
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
         let send = self
@@ -42,6 +48,9 @@ impl CallLink {
             handle = send => handle.map_err(|e| self.failure(raw, &e))?,
         };
         let id = handle.id.clone();
+        // rmcp gives the request a `progressToken`; route its notifications to the caller. (A
+        // report the server sends before this line runs is not seen.)
+        let _route = self.progress.open(&handle.progress_token, ctx);
         let response = handle.await_response();
         let (reason, error) = tokio::select! {
             biased;

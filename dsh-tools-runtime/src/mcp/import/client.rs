@@ -4,8 +4,11 @@
 use std::sync::Arc;
 
 use rmcp::ClientHandler;
-use rmcp::model::{ClientCapabilities, ClientConfig, Implementation};
+use rmcp::model::ProgressNotificationParam;
+use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, ProtocolVersion};
 use rmcp::service::{NotificationContext, RoleClient};
+
+use crate::mcp::progress::ProgressRoutes;
 use tokio::sync::Notify;
 
 /// Our `ClientHandler`: no sampling, roots or elicitation; `tools/list_changed` wakes the
@@ -13,6 +16,8 @@ use tokio::sync::Notify;
 #[derive(Debug, Clone, Default)]
 pub(crate) struct ImportClient {
     pub(crate) list_changed: Arc<Notify>,
+    /// Calls waiting for `notifications/progress`.
+    pub(crate) progress: ProgressRoutes,
 }
 
 impl ClientHandler for ImportClient {
@@ -20,10 +25,32 @@ impl ClientHandler for ImportClient {
         self.list_changed.notify_one();
     }
 
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.progress.deliver(&params);
+    }
+
     fn get_info(&self) -> ClientConfig {
         ClientConfig::new(
             ClientCapabilities::default(),
             Implementation::new("dsh-tools", env!("CARGO_PKG_VERSION")),
         )
+        .with_protocol_version(OFFERED_VERSION)
     }
+}
+
+/// The version the `initialize` request offers: the newest one that has an `initialize`
+/// handshake (later revisions replaced it with per-request metadata), so a server that speaks
+/// it answers with it and an older server answers with its own (`docs/CONTRACTS.md`, "MCP").
+pub(crate) const OFFERED_VERSION: ProtocolVersion = ProtocolVersion::LATEST_WITH_INITIALIZE;
+
+/// Whether the version a server answered is one this client speaks: a known revision with an
+/// `initialize` handshake, no newer than the one offered (2024-11-05 through 2025-11-25).
+pub(crate) fn speaks(version: &ProtocolVersion) -> bool {
+    ProtocolVersion::KNOWN_VERSIONS.contains(version)
+        && version.has_initialize()
+        && version.as_str() <= OFFERED_VERSION.as_str()
 }

@@ -173,6 +173,7 @@ impl McpImport {
     {
         let client = ImportClient::default();
         let list_changed = Arc::clone(&client.list_changed);
+        let progress = client.progress.clone();
         let service =
             rmcp::serve_client(client, transport)
                 .await
@@ -180,6 +181,22 @@ impl McpImport {
                     server: server_name.to_owned(),
                     message: e.to_string(),
                 })?;
+        // Negotiation: the server answers the offered version or an older one it speaks; a
+        // version this client does not speak ends the connection.
+        let version = service
+            .peer()
+            .peer_info()
+            .map(|info| info.protocol_version.clone());
+        if let Some(version) = version.filter(|v| !client::speaks(v)) {
+            let _ = service.cancel().await;
+            return Err(McpError::Connect {
+                server: server_name.to_owned(),
+                message: format!(
+                    "the server answered protocol version {version}; this client speaks 2024-11-05 through {}",
+                    client::OFFERED_VERSION
+                ),
+            });
+        }
         // A re-sync must see the server's list as it is now, never a cached copy.
         service
             .peer()
@@ -189,6 +206,7 @@ impl McpImport {
             server: server_name.to_owned(),
             peer: service.peer().clone(),
             timeout: self.call_timeout,
+            progress,
         };
         let syncer = Arc::new(Syncer::new(
             server_name.to_owned(),

@@ -88,7 +88,7 @@ impl RemoteTool {
                         Value::Object(map) => map.clone(),
                         _ => Map::new(),
                     };
-                    let result = link.call(&raw, arguments, ctx.cancellation()).await?;
+                    let result = link.call(&raw, arguments, &ctx).await?;
                     match interpret_call_result(&raw, &result) {
                         McpOutcome::Value(value) => Ok(value),
                         McpOutcome::Error(text) => Err(ToolError::msg(text)),

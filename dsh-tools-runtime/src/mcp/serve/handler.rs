@@ -12,6 +12,8 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::Value;
 
+use crate::mcp::progress::ClientProgress;
+
 use super::wire::{declares_object_output, mcp_result, mcp_tool};
 use crate::registry::ToolRegistry;
 
@@ -52,6 +54,14 @@ impl ServerHandler for RegistryHandler {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, rmcp::ErrorData> {
+        // A name this view does not have is the spec's protocol error (`docs/CONTRACTS.md`,
+        // "MCP"), not a tool result.
+        if self.registry.get(&request.name, Some(self.agent)).is_none() {
+            return Err(rmcp::ErrorData::invalid_params(
+                format!("unknown tool: {}", request.name),
+                Some(serde_json::json!({"name": request.name})),
+            ));
+        }
         let n = self.calls.fetch_add(1, Ordering::Relaxed) + 1;
         let arguments = request
             .arguments
@@ -62,11 +72,24 @@ impl ServerHandler for RegistryHandler {
         input.agent = Some(self.agent);
         // `notifications/cancelled` for this request cancels `context.ct`.
         input.cancel = context.ct.child_token();
+        // A client that sent a `progressToken` gets the call's progress.
+        // (rmcp moves the request's `_meta` to the context.)
+        let token = crate::mcp::progress::token_of(&context.meta).or_else(|| {
+            request
+                .meta
+                .as_ref()
+                .and_then(crate::mcp::progress::token_of)
+        });
+        let progress = token.map(|token| ClientProgress::new(context.peer.clone(), token));
+        input.progress = progress.as_ref().map(ClientProgress::observer);
         let structured = self
             .registry
             .get(&input.name, Some(self.agent))
             .is_some_and(|def| declares_object_output(&def));
         let result = self.registry.execute(input).await;
+        if let Some(progress) = progress {
+            progress.flush().await;
+        }
         Ok(CallToolResponse::Complete(mcp_result(&result, structured)))
     }
 }

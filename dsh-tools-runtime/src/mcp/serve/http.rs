@@ -57,10 +57,26 @@ impl Drop for McpHttpServer {
     }
 }
 
+/// The browser origins of the server itself: `http://` + each loopback name + the bound port
+/// (and the bound address itself when it is not a wildcard).
+fn own_origins(local: SocketAddr) -> Vec<String> {
+    let port = local.port();
+    let mut origins = vec![
+        format!("http://127.0.0.1:{port}"),
+        format!("http://localhost:{port}"),
+        format!("http://[::1]:{port}"),
+    ];
+    if !local.ip().is_unspecified() && !local.ip().is_loopback() {
+        origins.push(format!("http://{local}"));
+    }
+    origins
+}
+
 pub(super) async fn serve(
     handler: RegistryHandler,
     addr: SocketAddr,
     allowed_hosts: Option<Vec<String>>,
+    allowed_origins: Vec<String>,
 ) -> Result<McpHttpServer, McpError> {
     let listener = TcpListener::bind(addr)
         .await
@@ -74,6 +90,14 @@ pub(super) async fn serve(
     if let Some(hosts) = allowed_hosts {
         config = config.with_allowed_hosts(hosts);
     }
+    // A request whose `Origin` is neither the server's own nor an allowed one gets 403 (the
+    // streamable HTTP transport's DNS-rebinding rule, `docs/CONTRACTS.md`, "MCP"); requests
+    // without `Origin` (non-browser clients) pass.
+    let mut origins = own_origins(local_addr);
+    origins.extend(allowed_origins);
+    config = config
+        .with_allowed_origins(origins)
+        .enforce_origin_validation();
     let service = StreamableHttpService::new(
         move || Ok(handler.clone()),
         Arc::new(LocalSessionManager::default()),

@@ -19,8 +19,9 @@ use crate::registry::{Scope, ToolRegistry};
 
 /// An MCP server over a registry: `tools/list` lists the visible tools of the served view and
 /// `tools/call` runs the call through [`ToolRegistry::execute`] — policies, guards, approval and
-/// timeouts apply, and every outcome (bad arguments and unknown tools included) is an
-/// `isError` result with the model-readable text, never a protocol error.
+/// timeouts apply, and every outcome of a call (bad arguments, denials and tool failures
+/// included) is an `isError` result with the model-readable text. A name the served view does
+/// not list is the protocol error `-32602` (invalid params), as the MCP specification asks.
 ///
 /// Listings use the MCP dialect ([`mcp_input_schema`]), carry `outputSchema` for tools with an
 /// object output schema (whose successes then carry `structuredContent` = the value), and the
@@ -49,6 +50,7 @@ pub struct McpServer {
     registry: ToolRegistry,
     scope: Option<Scope>,
     info: Implementation,
+    allowed_origins: Vec<String>,
 }
 
 impl McpServer {
@@ -58,6 +60,7 @@ impl McpServer {
             registry: registry.clone(),
             scope: None,
             info: Implementation::new("dsh-tools", env!("CARGO_PKG_VERSION")),
+            allowed_origins: Vec::new(),
         }
     }
 
@@ -73,6 +76,15 @@ impl McpServer {
     /// version).
     pub fn with_server_info(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
         self.info = Implementation::new(name.into(), version.into());
+        self
+    }
+
+    /// Browser origins allowed to call the HTTP server besides its own loopback origins
+    /// (`http://127.0.0.1:<port>`, `http://localhost:<port>`, `http://[::1]:<port>`), e.g.
+    /// `https://app.example.com` or `http://localhost:*` (any port).
+    pub fn allow_origins(mut self, origins: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.allowed_origins
+            .extend(origins.into_iter().map(Into::into));
         self
     }
 
@@ -117,8 +129,10 @@ impl McpServer {
     ///
     /// Requests must name a loopback `Host` (`localhost`, `127.0.0.1`, `::1`), which guards
     /// a local server against DNS rebinding; [`McpServer::serve_http_for_hosts`] allows others.
+    /// A request with an `Origin` header that is not the server's own loopback origin (nor one
+    /// of [`McpServer::allow_origins`]) gets 403 Forbidden.
     pub async fn serve_http(&self, addr: SocketAddr) -> Result<McpHttpServer, McpError> {
-        http::serve(self.handler(), addr, None).await
+        http::serve(self.handler(), addr, None, self.allowed_origins.clone()).await
     }
 
     /// [`McpServer::serve_http`] accepting these `Host` names (or `host:port` authorities).
@@ -127,6 +141,12 @@ impl McpServer {
         addr: SocketAddr,
         allowed_hosts: Vec<String>,
     ) -> Result<McpHttpServer, McpError> {
-        http::serve(self.handler(), addr, Some(allowed_hosts)).await
+        http::serve(
+            self.handler(),
+            addr,
+            Some(allowed_hosts),
+            self.allowed_origins.clone(),
+        )
+        .await
     }
 }

@@ -1,0 +1,81 @@
+//! The languages of Code Mode: for each code-runtime language, the `run_code` texts and the SDK
+//! renderer (docs/CONTRACTS.md, "Code Mode: Python"). A new language is one more [`Flavour`].
+
+use super::sdk::{SdkTool, render_tools_sdk};
+use super::sdk_py::render_tools_sdk_py;
+use super::transport::{CODE_PARAMETER_DESCRIPTION, RUN_CODE_DESCRIPTION};
+
+/// The `code` parameter's description (Python flavour).
+pub const CODE_PARAMETER_DESCRIPTION_PY: &str =
+    "The program: the body of an async Python function.";
+
+/// The tool description (Python flavour). Pinned fragments: `Execute a Python program`,
+/// `` `return <value>` ``, `print(...)`; never "TypeScript".
+pub const RUN_CODE_DESCRIPTION_PY: &str = "Execute a Python program against the available tools. It takes two required arguments: `code`, the BODY of an async function (a sandboxed subset of Python 3; top-level `await` and `return <value>` work), and `description`, a short summary shown to the user. Inside the program call tools as `await tools.name({...})`; each call returns the tool's typed result or raises `ToolCallError`. Only what the program prints with `print(...)` or returns with `return <value>` comes back to you, so curate it: filter, aggregate and summarise in code. Image results of tool calls are attached after the run.";
+
+/// What Code Mode needs to know about one program language.
+#[derive(Debug, Clone, Copy)]
+pub struct Flavour {
+    /// The code runtime's [`language`](super::CodeRuntime::language).
+    pub language: &'static str,
+    /// The `run_code` tool description.
+    pub run_code_description: &'static str,
+    /// The description of `run_code`'s `code` parameter.
+    pub code_parameter_description: &'static str,
+    /// The `tools:sdk` prompt section for a list of tools.
+    pub render_sdk: fn(&[SdkTool]) -> String,
+}
+
+/// The TypeScript flavour (the QuickJS runtime's).
+pub const TYPESCRIPT: Flavour = Flavour {
+    language: "typescript",
+    run_code_description: RUN_CODE_DESCRIPTION,
+    code_parameter_description: CODE_PARAMETER_DESCRIPTION,
+    render_sdk: render_tools_sdk,
+};
+
+/// The Python flavour (the Monty runtime's).
+pub const PYTHON: Flavour = Flavour {
+    language: "python",
+    run_code_description: RUN_CODE_DESCRIPTION_PY,
+    code_parameter_description: CODE_PARAMETER_DESCRIPTION_PY,
+    render_sdk: render_tools_sdk_py,
+};
+
+/// Every flavour, in the order error messages list them.
+pub const FLAVOURS: &[Flavour] = &[TYPESCRIPT, PYTHON];
+
+/// The flavour of `language`, if there is one.
+///
+/// ```
+/// use dsh_tools_runtime::code::flavour::flavour;
+/// assert_eq!(flavour("python").unwrap().code_parameter_description,
+///            "The program: the body of an async Python function.");
+/// assert!(flavour("toString").is_none());
+/// ```
+pub fn flavour(language: &str) -> Option<&'static Flavour> {
+    FLAVOURS.iter().find(|f| f.language == language)
+}
+
+/// The index of `language` in [`FLAVOURS`], TypeScript's when there is none.
+pub(crate) fn index_or_typescript(language: Option<&str>) -> usize {
+    language
+        .and_then(|language| FLAVOURS.iter().position(|f| f.language == language))
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn python_flavour_never_mentions_typescript() {
+        for text in [RUN_CODE_DESCRIPTION_PY, CODE_PARAMETER_DESCRIPTION_PY] {
+            assert!(!text.contains("TypeScript"), "{text}");
+        }
+        assert!(RUN_CODE_DESCRIPTION_PY.starts_with("Execute a Python program"));
+        assert!(RUN_CODE_DESCRIPTION_PY.contains("`return <value>`"));
+        assert!(RUN_CODE_DESCRIPTION_PY.contains("print(...)"));
+        assert!(RUN_CODE_DESCRIPTION_PY.contains("BODY of an"));
+    }
+}

@@ -1,0 +1,204 @@
+//! MCP to the letter (`docs/CONTRACTS.md`, "MCP"): the client offers a version with an
+//! `initialize` handshake and negotiates down to what a server speaks; the HTTP server checks
+//! `Origin`.
+
+#![cfg(feature = "mcp")]
+
+use std::borrow::Cow;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use dsh_tools::ToolDefinition;
+use dsh_tools::exec::ToolExecutionInput;
+use dsh_tools_runtime::ToolRegistry;
+use dsh_tools_runtime::mcp::rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, InitializeRequestParams,
+    InitializeResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,
+    ServerConfig, Tool,
+};
+use dsh_tools_runtime::mcp::rmcp::service::{RequestContext, RoleServer};
+use dsh_tools_runtime::mcp::rmcp::{ErrorData, ServerHandler};
+use dsh_tools_runtime::mcp::{McpError, McpImport, McpServer};
+use serde_json::json;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// A server that speaks exactly one protocol version and records the one the client offered.
+#[derive(Clone)]
+struct Speaks {
+    version: ProtocolVersion,
+    offered: Arc<Mutex<Option<String>>>,
+}
+
+impl ServerHandler for Speaks {
+    fn get_info(&self) -> ServerConfig {
+        let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build());
+        info.protocol_version = self.version.clone();
+        info
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        Cow::Owned(vec![self.version.clone()])
+    }
+
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        *self.offered.lock().unwrap_or_else(PoisonError::into_inner) =
+            Some(request.protocol_version.to_string());
+        context.peer.set_peer_info(request.clone());
+        self.negotiate_initialize(&request)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let schema = json!({"type": "object", "properties": {}});
+        Ok(ListToolsResult::with_all_items(vec![Tool::new(
+            "version",
+            "The protocol version.",
+            Arc::new(schema.as_object().cloned().unwrap_or_default()),
+        )]))
+    }
+
+    async fn call_tool(
+        &self,
+        _request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        Ok(CallToolResponse::Complete(CallToolResult::success(vec![
+            ContentBlock::text(self.version.to_string()),
+        ])))
+    }
+}
+
+async fn import_from(version: ProtocolVersion) -> (Result<String, McpError>, Option<String>) {
+    let server = Speaks {
+        version,
+        offered: Arc::default(),
+    };
+    let (client_io, server_io) = tokio::io::duplex(1 << 16);
+    let handler = server.clone();
+    tokio::spawn(async move {
+        let (reader, writer) = tokio::io::split(server_io);
+        if let Ok(running) =
+            dsh_tools_runtime::mcp::rmcp::serve_server(handler, (reader, writer)).await
+        {
+            let _ = running.waiting().await;
+        }
+    });
+    let registry = ToolRegistry::new();
+    let (reader, writer) = tokio::io::split(client_io);
+    let result = match McpImport::new(&registry)
+        .connect_io("v", reader, writer)
+        .await
+    {
+        Ok(connection) => {
+            let result = registry
+                .execute(ToolExecutionInput::new("c1", "mcp__v__version", json!({})))
+                .await;
+            connection.close().await;
+            Ok(result.content()[0].as_text().unwrap_or_default().to_owned())
+        }
+        Err(error) => Err(error),
+    };
+    let offered = server
+        .offered
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .clone();
+    (result, offered)
+}
+
+#[tokio::test]
+async fn the_client_negotiates_down_to_every_version_with_a_handshake() {
+    for version in ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] {
+        let (result, offered) =
+            import_from(serde_json::from_value::<ProtocolVersion>(json!(version)).unwrap()).await;
+        assert_eq!(
+            offered.as_deref(),
+            Some("2025-11-25"),
+            "offered to a {version} server"
+        );
+        assert_eq!(result.unwrap(), version, "a tool of a {version} server");
+    }
+}
+
+#[tokio::test]
+async fn a_version_the_client_does_not_speak_ends_the_connection() {
+    let (result, _) =
+        import_from(serde_json::from_value::<ProtocolVersion>(json!("2024-10-07")).unwrap()).await;
+    let error = result.unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        McpError::Connect {
+            server: "v".into(),
+            message: "the server answered protocol version 2024-10-07; this client speaks 2024-11-05 through 2025-11-25".into(),
+        }
+        .to_string()
+    );
+}
+
+/// Posts an `initialize` request with an optional `Origin`; returns the HTTP status.
+async fn status_for(port: u16, origin: Option<&str>) -> u16 {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "probe", "version": "0"}}})
+    .to_string();
+    let origin = origin
+        .map(|o| format!("Origin: {o}\r\n"))
+        .unwrap_or_default();
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n{origin}Content-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut head = [0u8; 12];
+    stream.read_exact(&mut head).await.unwrap();
+    std::str::from_utf8(&head[9..12]).unwrap().parse().unwrap()
+}
+
+#[tokio::test]
+async fn the_http_server_refuses_foreign_origins_with_403() {
+    let registry = ToolRegistry::new();
+    registry
+        .register(
+            ToolDefinition::builder("ping")
+                .description("Answer pong.")
+                .execute(|_, _| async { Ok(json!("pong")) })
+                .build()
+                .unwrap(),
+        )
+        .unwrap()
+        .keep();
+    let server = McpServer::new(&registry)
+        .allow_origins(["https://app.example.com"])
+        .serve_http("127.0.0.1:0".parse().unwrap())
+        .await
+        .unwrap();
+    let port = server.local_addr().port();
+    assert_eq!(status_for(port, Some("http://evil.example")).await, 403);
+    assert_eq!(status_for(port, Some("http://127.0.0.1:1")).await, 403);
+    assert_eq!(
+        status_for(port, Some("https://app.example.com.evil.example")).await,
+        403
+    );
+    assert_eq!(
+        status_for(port, Some(&format!("http://127.0.0.1:{port}"))).await,
+        200
+    );
+    assert_eq!(
+        status_for(port, Some(&format!("http://localhost:{port}"))).await,
+        200
+    );
+    assert_eq!(status_for(port, Some("https://app.example.com")).await, 200);
+    // Non-browser clients send no Origin.
+    assert_eq!(status_for(port, None).await, 200);
+    server.shutdown().await;
+}

@@ -1,0 +1,2 @@
+# expect: exception
+return open("/etc/passwd").read()

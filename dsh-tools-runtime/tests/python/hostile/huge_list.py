@@ -1,0 +1,2 @@
+# expect: memory-limit: memory limit reached
+x = [0] * 10**10

@@ -1,0 +1,2 @@
+# expect: timeout: wall-clock ceiling reached (1000ms)
+await tools.never({})

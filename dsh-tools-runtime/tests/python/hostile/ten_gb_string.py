@@ -1,0 +1,2 @@
+# expect: memory-limit: memory limit reached
+x = "a" * (10 * 1024**3)

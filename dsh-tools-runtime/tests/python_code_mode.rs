@@ -1,0 +1,174 @@
+//! Python Code Mode end to end: a registry with the Monty runtime mounted — the Python-flavoured
+//! `run_code` tool and SDK section, and programs whose tool calls go through the full pipeline
+//! (the sub-call scheduler, dispatch events, failures as `ToolCallError`), in process and in
+//! worker processes.
+
+#![cfg(feature = "python")]
+#![allow(missing_docs, unreachable_pub, reason = "test helpers")]
+
+#[path = "python/support.rs"]
+#[allow(
+    dead_code,
+    reason = "the Python tests' helpers; this binary uses a few"
+)]
+mod support;
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use dsh_tools::ToolDefinition;
+use dsh_tools::exec::{ToolExecutionInput, ToolExecutionResult};
+use dsh_tools_runtime::code::RUN_CODE_NAME;
+use dsh_tools_runtime::code::monty::{MontyConfig, MontyRuntime};
+use dsh_tools_runtime::code::{CodeDispatchEvent, CodeEventSink};
+use dsh_tools_runtime::{PresentationMode, RegistryConfig, ToolRegistry};
+use serde_json::{Value, json};
+
+/// `meet`: read-only, waits (up to 5 s) for a second call to arrive — only overlapping calls
+/// finish at once. `note`: mutating, records its text.
+fn registry(config: MontyConfig) -> ToolRegistry {
+    let registry = ToolRegistry::with_config(RegistryConfig {
+        mode: PresentationMode::Code,
+        ..RegistryConfig::default()
+    });
+    let barrier = Arc::new(tokio::sync::Barrier::new(2));
+    let meet = ToolDefinition::builder("meet")
+        .description("Waits for a second caller.")
+        .parameters_json(json!({"type": "object", "properties": {"who": {"type": "string"}}, "required": ["who"]}))
+        .output_json(json!({"type": "string"}))
+        .concurrency_safe(true)
+        .execute(move |args, _| {
+            let barrier = barrier.clone();
+            async move {
+                tokio::time::timeout(Duration::from_secs(5), barrier.wait())
+                    .await
+                    .map_err(|_| dsh_tools::ToolError::msg("nobody came"))?;
+                Ok(json!(format!("met {}", args["who"].as_str().unwrap_or("?"))))
+            }
+        })
+        .build()
+        .unwrap();
+    let note = ToolDefinition::builder("note")
+        .description("Records a note.")
+        .parameters_json(json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}))
+        .execute(|args, _| async move {
+            if args["text"] == "boom" {
+                return Err(dsh_tools::ToolError::msg("refused: boom"));
+            }
+            Ok(json!({"saved": args["text"]}))
+        })
+        .build()
+        .unwrap();
+    registry.register(meet).unwrap().keep();
+    registry.register(note).unwrap().keep();
+    registry.set_code_runtime(Arc::new(MontyRuntime::new(config).unwrap()));
+    registry
+}
+
+struct Collect(Mutex<Vec<Value>>);
+
+impl CodeEventSink for Collect {
+    fn append(&self, event: CodeDispatchEvent) {
+        self.0
+            .lock()
+            .unwrap()
+            .push(serde_json::to_value(event).unwrap());
+    }
+}
+
+async fn run_code(registry: &ToolRegistry, id: &str, code: &str) -> ToolExecutionResult {
+    let mut input = ToolExecutionInput::new(
+        id,
+        RUN_CODE_NAME,
+        json!({"code": code, "description": "Test"}),
+    );
+    input.agent = Some(registry.scope().id());
+    tokio::time::timeout(Duration::from_secs(60), registry.execute(input))
+        .await
+        .expect("the run ended")
+}
+
+#[tokio::test]
+async fn the_prompt_and_the_transport_speak_python() {
+    let registry = registry(support::config());
+    let surface = registry.prompt(None).unwrap();
+    let sdk = surface
+        .sections
+        .iter()
+        .find(|s| s.name == "tools:sdk")
+        .unwrap();
+    assert!(sdk.text.starts_with("## Writing code for run_code"));
+    assert!(sdk.text.contains("```python\nfrom typing import "));
+    assert!(sdk.text.contains("    async def meet(self, args: MeetArgs) -> str:\n        \"\"\"Waits for a second caller.\"\"\"\n"));
+    assert_eq!(surface.tools.len(), 1);
+    let wire = serde_json::to_value(&surface.tools[0]).unwrap();
+    let description = wire["description"].as_str().unwrap();
+    assert!(
+        description.starts_with("Execute a Python program"),
+        "{description}"
+    );
+    assert!(!description.contains("TypeScript"));
+    assert_eq!(
+        wire["parameters"]["properties"]["code"]["description"],
+        "The program: the body of an async Python function."
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn programs_call_tools_through_the_pipeline() {
+    for config in [support::config(), support::worker_config()] {
+        let registry = registry(config);
+        let log = Arc::new(Collect(Mutex::new(Vec::new())));
+        registry.set_code_event_sink(log.clone());
+        let program = "import asyncio\n\
+            met = await asyncio.gather(tools.meet({'who': 'a'}), tools.meet({'who': 'b'}))\n\
+            saved = await tools.note({'text': 'hello'})\n\
+            try:\n    await tools['note']({'text': 'boom'})\nexcept ToolCallError as e:\n    print('refused:', e)\n\
+            return {'met': met, 'saved': saved}";
+        let result = run_code(&registry, "c1", program).await;
+        assert!(!result.is_error(), "{result:?}");
+        let value = result.value().unwrap();
+        assert_eq!(
+            value["result"],
+            json!({"met": ["met a", "met b"], "saved": {"saved": "hello"}})
+        );
+        assert_eq!(value["logs"], json!(["refused: refused: boom"]));
+        let events = log.0.lock().unwrap().clone();
+        let settled: Vec<&Value> = events
+            .iter()
+            .filter(|e| e["type"] == "tool/code-dispatch")
+            .collect();
+        assert_eq!(settled.len(), 4, "{events:#?}");
+        let ids: Vec<&str> = settled
+            .iter()
+            .map(|e| e["subCallId"].as_str().unwrap())
+            .collect();
+        assert_eq!(ids, ["c1:code:1", "c1:code:2", "c1:code:3", "c1:code:4"]);
+        assert_eq!(settled[3]["isError"], true);
+        assert_eq!(settled[3]["arguments"], json!({"text": "boom"}));
+    }
+}
+
+#[tokio::test]
+async fn a_failed_run_reports_its_kind_and_the_logs_so_far() {
+    let registry = registry(support::config());
+    let result = run_code(
+        &registry,
+        "c2",
+        "print('before')\nawait tools.note({'text': 'boom'})",
+    )
+    .await;
+    assert!(result.is_error());
+    let text = result.content()[0].as_text().unwrap();
+    assert!(text.starts_with("Error: code run failed (exception): Traceback (most recent call last):\n  File \"program.py\", line 2"), "{text}");
+    assert!(
+        text.ends_with("ToolCallError: refused: boom\nCaptured output:\nbefore"),
+        "{text}"
+    );
+    let result = run_code(&registry, "c3", "await tools.meat({'who': 'x'})").await;
+    let text = result.content()[0].as_text().unwrap();
+    assert_eq!(
+        text,
+        "Error: code run failed (exception): the program cannot run:\n  1:13: no tool named `meat` (hint: did you mean `meet`?)"
+    );
+}

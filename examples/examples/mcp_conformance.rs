@@ -1,0 +1,260 @@
+//! Both ends of MCP as the official conformance suite (`@modelcontextprotocol/conformance`)
+//! drives them: `serve` is our streamable-HTTP server with the example coding tools plus the
+//! tools the suite's server scenarios call; `client URL` is our MCP client (`McpImport`) doing
+//! what the suite's client scenarios ask.
+//!
+//! ```sh
+//! cargo run -p dsh-tools-examples --example mcp_conformance -- serve   # prints the endpoint URL
+//! node --import ./tests/node/conformance-node20.mjs \
+//!   tests/node/node_modules/@modelcontextprotocol/conformance/dist/index.js server --url URL
+//! ```
+//!
+//! `examples/tests/mcp_conformance.rs` runs the whole suite against both and asserts which
+//! scenarios pass; the README says which do not apply to dsh-tools and why.
+//!
+//! The suite's tools are ordinary `#[tool]` functions: content the harness has no core block
+//! for (MCP image data, audio, embedded resources) is returned as blocks that already have
+//! MCP's shape, which the server passes through as they are.
+
+use std::time::Duration;
+
+use dsh_tools::exec::{ToolExecutionInput, ToolRunContext};
+use dsh_tools::{ContentBlock, ToolDefinition, tool};
+use dsh_tools_runtime::ToolRegistry;
+use dsh_tools_runtime::mcp::{McpImport, McpServer};
+use serde_json::{Value, json};
+
+/// A 1×1 red PNG.
+const RED_PIXEL_PNG: &str =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC";
+/// Eight samples of 8-bit mono silence at 8 kHz, as a WAV file.
+const SILENCE_WAV: &str =
+    "UklGRiwAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQgAAACAgICAgICAgA==";
+
+/// A content block in MCP's own shape (passed through by the server as it is).
+fn mcp_block(block: Value) -> ContentBlock {
+    match block {
+        Value::Object(map) => ContentBlock::Unknown(map),
+        other => ContentBlock::Text {
+            text: other.to_string(),
+        },
+    }
+}
+
+fn image_block() -> ContentBlock {
+    mcp_block(json!({"type": "image", "data": RED_PIXEL_PNG, "mimeType": "image/png"}))
+}
+
+fn resource_block() -> ContentBlock {
+    mcp_block(json!({
+        "type": "resource",
+        "resource": {
+            "uri": "test://embedded-resource",
+            "mimeType": "text/plain",
+            "text": "This is an embedded resource content.",
+        },
+    }))
+}
+
+/// Returns a fixed text.
+#[tool(read_only, concurrency_safe = true)]
+async fn test_simple_text() -> String {
+    "This is a simple text response for testing.".to_owned()
+}
+
+/// Returns a short WAV clip of silence.
+#[tool(read_only, concurrency_safe = true)]
+async fn test_audio_content() -> Vec<ContentBlock> {
+    vec![mcp_block(
+        json!({"type": "audio", "data": SILENCE_WAV, "mimeType": "audio/wav"}),
+    )]
+}
+
+/// Returns an embedded text resource.
+#[tool(read_only, concurrency_safe = true)]
+async fn test_embedded_resource() -> Vec<ContentBlock> {
+    vec![resource_block()]
+}
+
+/// A tool whose content is `content()`, handed to the server as it is (`render`).
+///
+/// The image tools are built this way rather than as content-returning `#[tool]`s: those read
+/// their blocks back as [`ContentBlock`]s, where `"type": "image"` is the harness's own image
+/// attachment block, which an MCP image (`data`, `mimeType`) is not.
+fn content_tool(
+    name: &str,
+    description: &str,
+    content: fn() -> Vec<ContentBlock>,
+) -> ToolDefinition {
+    ToolDefinition::builder(name)
+        .description(description)
+        .concurrency_safe(true)
+        .render(move |_, _| content())
+        .execute(|_, _| async { Ok(Value::Null) })
+        .build()
+        .expect("a valid tool")
+}
+
+fn image_tools() -> [ToolDefinition; 2] {
+    [
+        content_tool("test_image_content", "Returns a 1x1 red PNG image.", || {
+            vec![image_block()]
+        }),
+        content_tool(
+            "test_multiple_content_types",
+            "Returns text, an image and an embedded resource.",
+            || {
+                vec![
+                    ContentBlock::Text {
+                        text: "Multiple content types test:".to_owned(),
+                    },
+                    image_block(),
+                    resource_block(),
+                ]
+            },
+        ),
+    ]
+}
+
+/// Always fails.
+#[tool(read_only, concurrency_safe = true)]
+async fn test_error_handling() -> Result<String, String> {
+    Err("This tool intentionally returns an error for testing".to_owned())
+}
+
+/// Reports progress 0, 50 and 100 of 100, then returns.
+///
+/// The steps are 150 ms apart: the server forwards at most one report per 100 ms (besides the
+/// first and the completing one), so reports closer together would be merged.
+#[tool(read_only, concurrency_safe = true)]
+async fn test_tool_with_progress(ctx: ToolRunContext) -> String {
+    for (step, done) in [0.0, 50.0, 100.0].into_iter().enumerate() {
+        if step > 0 {
+            tokio::time::sleep(Duration::from_millis(150)).await;
+        }
+        ctx.progress(done, Some(100.0), None);
+    }
+    "Progress test completed".to_owned()
+}
+
+/// A tool whose parameters use `$defs`, `$ref` and `additionalProperties: false` (the
+/// suite's JSON Schema 2020-12 scenario).
+fn json_schema_2020_12_tool() -> ToolDefinition {
+    ToolDefinition::builder("json_schema_2020_12_tool")
+        .description("Tool with JSON Schema 2020-12 features")
+        .parameters_json(json!({
+            "type": "object",
+            "$defs": {
+                "address": {
+                    "type": "object",
+                    "properties": {
+                        "street": {"type": "string"},
+                        "city": {"type": "string"},
+                    },
+                },
+            },
+            "properties": {
+                "name": {"type": "string"},
+                "address": {"$ref": "#/$defs/address"},
+            },
+            "additionalProperties": false,
+        }))
+        .execute(|args, _ctx| async move { Ok(json!({"received": *args})) })
+        .build()
+        .expect("a valid tool")
+}
+
+/// The served registry: the example coding tools and the suite's tools.
+fn registry() -> ToolRegistry {
+    let registry = ToolRegistry::new();
+    let mut tools: Vec<_> = dsh_tools_examples::coding::coding_tools()
+        .expect("valid tools")
+        .into_iter()
+        .map(Ok)
+        .collect();
+    tools.extend([
+        test_simple_text::definition(),
+        test_audio_content::definition(),
+        test_embedded_resource::definition(),
+        test_error_handling::definition(),
+        test_tool_with_progress::definition(),
+    ]);
+    for tool in tools {
+        registry
+            .register(tool.expect("a valid tool"))
+            .expect("registered")
+            .keep();
+    }
+    for tool in image_tools()
+        .into_iter()
+        .chain([json_schema_2020_12_tool()])
+    {
+        registry.register(tool).expect("registered").keep();
+    }
+    registry
+}
+
+/// Serves on an ephemeral loopback port, prints the endpoint URL, serves until killed.
+async fn serve() {
+    let registry = registry();
+    let server = McpServer::new(&registry)
+        .with_server_info("dsh-tools-conformance", env!("CARGO_PKG_VERSION"));
+    let addr = ([127, 0, 0, 1], 0).into();
+    let http = server.serve_http(addr).await.unwrap_or_else(|e| {
+        eprintln!("mcp_conformance: {e}");
+        std::process::exit(1);
+    });
+    println!("{}", http.url());
+    http.wait().await;
+}
+
+/// What the client does in a scenario (`MCP_CONFORMANCE_SCENARIO`): connect and import the
+/// server's tools, call the tool the scenario is about, close.
+async fn client(url: &str) -> Result<(), String> {
+    let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
+    let registry = ToolRegistry::new();
+    let connection = McpImport::new(&registry)
+        .connect_http("server", url)
+        .await
+        .map_err(|e| format!("connecting to {url}: {e}"))?;
+    let call = match scenario.as_str() {
+        "tools_call" => Some(("add_numbers", json!({"a": 5, "b": 3}))),
+        "sse-retry" => Some(("test_reconnection", json!({}))),
+        "elicitation-sep1034-client-defaults" => {
+            Some(("test_client_elicitation_defaults", json!({})))
+        }
+        _ => None,
+    };
+    let mut outcome = Ok(());
+    if let Some((tool, arguments)) = call {
+        let agent = registry.scope();
+        let mut input = ToolExecutionInput::new("c1", format!("mcp__server__{tool}"), arguments);
+        input.agent = Some(agent.id());
+        let result = registry.execute(input).await;
+        println!("{}", serde_json::to_string(&result).unwrap_or_default());
+        if result.is_error() {
+            outcome = Err(format!("{tool} failed"));
+        }
+        agent.dispose();
+    }
+    connection.close().await;
+    outcome
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+        ["serve"] => serve().await,
+        ["client", url] => {
+            if let Err(e) = client(url).await {
+                eprintln!("mcp_conformance: {e}");
+                std::process::exit(1);
+            }
+        }
+        _ => {
+            eprintln!("usage: mcp_conformance serve | mcp_conformance client URL");
+            std::process::exit(2);
+        }
+    }
+}
