@@ -25,7 +25,7 @@ use dsh_tools::json::is_integer;
 use dsh_tools::subset::{CompiledSchema, Vocabulary, assert_supported_in, validate_value};
 use serde_json::{Map, Value, json};
 
-const FILES: [&str; 33] = [
+const FILES: [&str; 35] = [
     "type",
     "properties",
     "required",
@@ -39,6 +39,8 @@ const FILES: [&str; 33] = [
     "maxItems",
     "minLength",
     "maxLength",
+    "minProperties",
+    "maxProperties",
     "oneOf",
     "pattern",
     "exclusiveMinimum",
@@ -65,7 +67,7 @@ const FILES: [&str; 33] = [
 /// reason)`. Empty: every tested case agrees.
 const EXPECTED_DIFFERENCES: &[(&str, &str, &str, &str)] = &[];
 
-const CONSTRAINTS: [&str; 23] = [
+const CONSTRAINTS: [&str; 25] = [
     "type",
     "oneOf",
     "properties",
@@ -87,6 +89,8 @@ const CONSTRAINTS: [&str; 23] = [
     "minItems",
     "maxItems",
     "uniqueItems",
+    "minProperties",
+    "maxProperties",
     "$ref",
     "$defs",
 ];
@@ -192,7 +196,13 @@ fn typed_translation(node: &Value) -> Result<Value, String> {
         let mut branch = Map::new();
         branch.insert("type".into(), json!(ty));
         let keys: &[&str] = match ty {
-            "object" => &["properties", "required", "additionalProperties"],
+            "object" => &[
+                "properties",
+                "required",
+                "additionalProperties",
+                "minProperties",
+                "maxProperties",
+            ],
             "array" => &[
                 "prefixItems",
                 "items",

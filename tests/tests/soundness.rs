@@ -139,6 +139,15 @@ enum Untagged {
     Named { x: String },
 }
 
+/// Maps whose number of entries is bounded (`minProperties`/`maxProperties`).
+#[derive(Debug, Deserialize, dsh_tools::ToolSchema)]
+struct BoundedMaps {
+    #[schema(length(min = 1, max = 3))]
+    labels: HashMap<String, u8>,
+    #[schema(length(max = 1))]
+    rest: Option<std::collections::BTreeMap<String, String>>,
+}
+
 // ----- the property -----
 
 fn config() -> Config {
@@ -464,6 +473,23 @@ fn objects(schema: &Value, keys: &[String]) -> BoxedStrategy<Value> {
                 .collect()
         })
         .unwrap_or_default();
+    let counted = ["minProperties", "maxProperties"]
+        .iter()
+        .any(|k| schema.get(*k).is_some());
+    if let Some(values) = schema.get("additionalProperties").filter(|_| counted) {
+        // A map with an entry count: entries around the bounds.
+        let count = |key: &str| schema.get(key).and_then(Value::as_u64).map(|n| n as usize);
+        let (min, max) = (count("minProperties").unwrap_or(0), count("maxProperties"));
+        let around = min.saturating_sub(1)..=max.map_or(min + 3, |m| m + 1);
+        let values = if values.is_object() {
+            shaped(values, keys)
+        } else {
+            any_json()
+        };
+        return prop::collection::btree_map("[a-f]{1,2}", values, around)
+            .prop_map(|entries| Value::Object(entries.into_iter().collect()))
+            .boxed();
+    }
     let extras = prop::collection::vec((extra_key(keys), any_json()), 1..3);
     (properties, prop::option::weighted(0.4, extras))
         .prop_map(|(properties, extras)| {
@@ -527,6 +553,7 @@ sound! {
     naive_date: chrono::NaiveDate;
     naive_time: chrono::NaiveTime;
     index_set: indexmap::IndexSet<String>;
+    bounded_maps: BoundedMaps;
 }
 
 /// Maps validate their values through a schema-valued `additionalProperties` (parameter
