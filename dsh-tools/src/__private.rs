@@ -69,6 +69,9 @@ pub fn content_render(_args: &Value, value: &Value) -> Vec<ContentBlock> {
 /// them, so a type error lands on the offending parameter or return type.
 pub const fn assert_parameter<T: crate::schema::ToolSchema + DeserializeOwned>() {}
 
+/// [`assert_parameter`] for a parameter whose schema is `#[schema(with = "path")]`.
+pub const fn assert_deserialize<T: DeserializeOwned>() {}
+
 /// See [`assert_parameter`].
 pub const fn assert_output<T: crate::schema::ToolSchema + Serialize>() {}
 

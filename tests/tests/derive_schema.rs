@@ -631,3 +631,67 @@ fn length_on_a_struct_is_refused() {
         ]
     );
 }
+
+// ----- #[schema(with = "path")] -----
+
+/// A semantic version, `1.2.3`, written as a string. It has no `ToolSchema` of its own.
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+pub struct Version(pub String);
+
+/// The schema of [`Version`], for `#[schema(with = ...)]`.
+pub const fn version_schema() -> SchemaSpec {
+    <String as ToolSchema>::SCHEMA
+        .with_checks(dsh_tools::schema::Checks {
+            pattern: Some(r"^\d+\.\d+\.\d+$"),
+            ..dsh_tools::schema::Checks::NONE
+        })
+        .described("A semantic version.")
+}
+
+/// A release.
+#[derive(Debug, Serialize, Deserialize, ToolSchema)]
+struct Release {
+    /// The version being released.
+    #[schema(with = "version_schema")]
+    version: Version,
+    /// The version it replaces; the override's checks and the field's own add up.
+    #[schema(with = crate::version_schema, length(max = 8))]
+    previous: Version,
+}
+
+#[test]
+fn with_replaces_the_schema_and_keeps_the_fields_constraints() {
+    exact(
+        &Release::SCHEMA,
+        json!({
+            "type": "object",
+            "description": "A release.",
+            "additionalProperties": true,
+            "properties": {
+                "version": {"type": "string", "description": "The version being released.", "pattern": "^\\d+\\.\\d+\\.\\d+$"},
+                "previous": {"type": "string", "description": "The version it replaces; the override's checks and the field's own add up.", "maxLength": 8, "pattern": "^\\d+\\.\\d+\\.\\d+$"}
+            },
+            "required": ["version", "previous"]
+        }),
+    );
+    let def = dsh_tools::ToolDefinition::builder("release")
+        .description("Release.")
+        .parameters_spec(&Release::SCHEMA)
+        .output_json(json!({}))
+        .execute(|_args, _ctx| async { Ok(Value::Null) })
+        .build()
+        .expect("builds");
+    let good = json!({"version": "1.2.3", "previous": "1.2.2"});
+    def.validate_args(&good).expect("valid");
+    let release: Release = serde_json::from_value(good).expect("deserialises");
+    assert_eq!(release.version, Version("1.2.3".into()));
+    assert_eq!(
+        def.validate_args(&json!({"version": "1.2", "previous": "10.20.300"}))
+            .unwrap_err()
+            .violations,
+        vec![
+            "\"version\" must match the pattern \"^\\\\d+\\\\.\\\\d+\\\\.\\\\d+$\"",
+            "\"previous\" must be at most 8 characters long"
+        ]
+    );
+}

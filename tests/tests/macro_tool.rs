@@ -406,6 +406,7 @@ fn every_tool_is_collected_sorted_by_name() {
             "ping",
             "read_file",
             "show",
+            "show_commit",
             "try_show"
         ]
     );
@@ -444,4 +445,51 @@ fn duplicate_names_report_both_declarations() {
         }
         other => panic!("expected a duplicate, got {other}"),
     }
+}
+
+// ----- #[schema(with = "path")] on a parameter -----
+
+/// A commit hash; it has no `ToolSchema` of its own.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct Sha(pub String);
+
+/// Forty lower-case hexadecimal digits.
+pub const fn sha_schema() -> dsh_tools::schema::SchemaSpec {
+    <String as dsh_tools::schema::ToolSchema>::SCHEMA.with_checks(dsh_tools::schema::Checks {
+        pattern: Some("^[0-9a-f]{40}$"),
+        ..dsh_tools::schema::Checks::NONE
+    })
+}
+
+/// Show a commit.
+#[tool]
+pub async fn show_commit(
+    /// The commit.
+    #[schema(with = "sha_schema")]
+    sha: Sha,
+) -> String {
+    sha.0
+}
+
+#[tokio::test]
+async fn a_parameter_schema_can_come_from_a_const_fn() {
+    let tool = show_commit::definition().expect("builds");
+    assert_eq!(
+        tool.parameters()["properties"]["sha"],
+        json!({"type": "string", "description": "The commit.", "pattern": "^[0-9a-f]{40}$"})
+    );
+    let sha = "0123456789abcdef0123456789abcdef01234567";
+    tool.validate_args(&json!({ "sha": sha })).expect("valid");
+    assert_eq!(
+        tool.validate_args(&json!({"sha": "HEAD"}))
+            .unwrap_err()
+            .violations,
+        vec!["\"sha\" must match the pattern \"^[0-9a-f]{40}$\""]
+    );
+    let ctx = ToolRunContext::detached("c1");
+    let out = tool
+        .execute(std::sync::Arc::new(json!({ "sha": sha })), ctx)
+        .await
+        .expect("runs");
+    assert_eq!(out, json!(sha));
 }

@@ -42,6 +42,11 @@ pub(crate) fn args_struct(
     let idents: Vec<&Ident> = params.iter().map(|(p, _, _)| &p.ident).collect();
     let names: Vec<String> = idents.iter().map(|i| i.to_string()).collect();
     let types: Vec<&Type> = params.iter().map(|(p, _, _)| &p.ty).collect();
+    // A `#[schema(with = "path")]` parameter's type needs no `ToolSchema` of its own.
+    let schema_types = params
+        .iter()
+        .filter(|(p, _, _)| !p.has_schema_override())
+        .map(|(p, _, _)| &p.ty);
     let serde_bound = (!types.is_empty()).then(|| {
         let ser: Vec<String> = types
             .iter()
@@ -86,7 +91,7 @@ pub(crate) fn args_struct(
         #[automatically_derived]
         impl #krate::schema::ToolSchema for #ident
         where
-            #(for<'__g> #types: #krate::schema::ToolSchema,)*
+            #(for<'__g> #schema_types: #krate::schema::ToolSchema,)*
         {
             const SCHEMA: #krate::schema::SchemaSpec =
                 #krate::schema::SchemaSpec::object(&[#(#properties),*]);
@@ -125,7 +130,11 @@ pub(crate) fn args_struct(
 pub(crate) fn assertions(sig: &ToolSig, krate: &TokenStream, include_output: bool) -> TokenStream {
     let params = sig.model_params().map(|(param, _, _)| {
         let ty = &param.ty;
-        quote_spanned!(ty.span()=> #krate::__private::assert_parameter::<#ty>();)
+        if param.has_schema_override() {
+            quote_spanned!(ty.span()=> #krate::__private::assert_deserialize::<#ty>();)
+        } else {
+            quote_spanned!(ty.span()=> #krate::__private::assert_parameter::<#ty>();)
+        }
     });
     let output = sig
         .output

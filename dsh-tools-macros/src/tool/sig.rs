@@ -105,6 +105,14 @@ impl ToolSig {
     }
 }
 
+impl Param {
+    /// Whether the parameter's schema comes from `#[schema(with = "path")]` (its type then
+    /// needs no `ToolSchema` of its own).
+    pub(crate) fn has_schema_override(&self) -> bool {
+        matches!(&self.kind, ParamKind::Model { constraints, .. } if constraints.with.is_some())
+    }
+}
+
 /// Checks a signature, pushing every problem into `errors`; the returned signature holds what
 /// could be read, so the caller can still emit the function and stubs next to the errors.
 pub(crate) fn analyse(

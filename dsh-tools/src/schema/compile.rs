@@ -234,7 +234,11 @@ impl Compiler {
                 return self.compile(inner, path, description.or(spec.meta.description), checks);
             }
             SpecKind::Any => {
-                checks::none_apply(&checks, path, "any JSON value")?;
+                checks::none_apply(
+                    &checks,
+                    path,
+                    "any JSON value (`serde_json::Value` has no type for them to constrain: use a typed Rust type, or `#[schema(with = \"path\")]`)",
+                )?;
                 annotate(&mut out, &spec.meta, description);
             }
             SpecKind::Null => {

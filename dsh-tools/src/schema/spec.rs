@@ -474,7 +474,14 @@ const fn check_applies(spec: &SchemaSpec, checks: &Checks) {
     let textual = checks.pattern.is_some() || checks.format.is_some();
     match spec.value_kind() {
         // Not known until the spec is compiled; checked then.
-        SpecKind::Lazy(_) | SpecKind::Any | SpecKind::OneOf(_) => {}
+        SpecKind::Lazy(_) | SpecKind::OneOf(_) => {}
+        SpecKind::Any => {
+            if numeric || length || textual || checks.unique_items {
+                panic!(
+                    "#[schema]: this value is any JSON (`serde_json::Value`), which has no type for `range`, `length`, `regex` or `format` to constrain: give it a typed Rust type (a number, a string, a collection), or its own schema with `#[schema(with = \"path\")]`"
+                );
+            }
+        }
         SpecKind::Integer(_) | SpecKind::Number(_) => {
             if length || textual || checks.unique_items {
                 panic!(
