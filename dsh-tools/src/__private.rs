@@ -46,6 +46,11 @@ pub fn result_value<T: Serialize, E: std::fmt::Display>(
     }
 }
 
+/// A `Result<T, E: Display>` body outcome as the `Tool` trait's `Result<T, ToolError>`.
+pub fn tool_result<T, E: std::fmt::Display>(outcome: Result<T, E>) -> Result<T, ToolError> {
+    outcome.map_err(ToolError::msg)
+}
+
 /// Reads host state for a `State<T>` parameter.
 pub fn state<T: Send + Sync + 'static>(ctx: &ToolRunContext) -> Result<State<T>, ToolError> {
     ctx.state::<T>().map(State).ok_or_else(|| {

@@ -180,20 +180,7 @@ pub(crate) fn builder(
         .map(|t| quote!(.timeout_ms(#t)));
     let concurrency = concurrency(sig, krate);
     let presenters = presenters(sig, krate);
-    let annotations = sig.options.has_annotations().then(|| {
-        let o = &sig.options;
-        let (r, d, i, w) = (
-            hint(o.read_only),
-            hint(o.destructive),
-            hint(o.idempotent),
-            hint(o.open_world),
-        );
-        quote! {
-            .annotations(#krate::ToolAnnotations {
-                read_only_hint: #r, destructive_hint: #d, idempotent_hint: #i, open_world_hint: #w,
-            })
-        }
-    });
+    let annotations = annotations(sig, krate).map(|a| quote!(.annotations(#a)));
     let execute = execute(sig, krate, callee);
     let out = out_type(&sig.output, krate);
     let p = quote!(#krate::__private);
@@ -289,28 +276,7 @@ fn presenters(sig: &ToolSig, krate: &TokenStream) -> TokenStream {
 
 /// The body closure: read the arguments, fetch host state, call, convert the outcome.
 fn execute(sig: &ToolSig, krate: &TokenStream, callee: Callee<'_>) -> TokenStream {
-    let mut states = Vec::new();
-    let call_args = sig
-        .params
-        .iter()
-        .enumerate()
-        .map(|(i, param)| match &param.kind {
-            ParamKind::Model { .. } => {
-                let field = &param.ident;
-                quote!(__a.#field)
-            }
-            ParamKind::Context { by_ref: false } => quote!(__ctx),
-            ParamKind::Context { by_ref: true } => quote!(&__ctx),
-            ParamKind::State => {
-                let local = format_ident!("__state{}", i);
-                let ty: &Type = &param.ty;
-                states.push(quote_spanned! {ty.span()=>
-                    let #local: #ty = #krate::__private::state(&__ctx)?;
-                });
-                quote!(#local)
-            }
-        });
-    let call_args: Vec<TokenStream> = call_args.collect();
+    let (states, call_args) = call_parts(sig, krate);
     let (capture, call) = match callee {
         Callee::Free(ident) => (quote!(), quote!(super::#ident(#(#call_args),*))),
         Callee::Method(ident) => (
@@ -335,4 +301,53 @@ fn execute(sig: &ToolSig, krate: &TokenStream, callee: Callee<'_>) -> TokenStrea
             }
         }
     }
+}
+
+/// How the body is called with an arguments value `__a` and a context `__ctx` in scope: the
+/// statements that fetch host state (`?` on a `ToolError`), and the call's arguments.
+pub(crate) fn call_parts(
+    sig: &ToolSig,
+    krate: &TokenStream,
+) -> (Vec<TokenStream>, Vec<TokenStream>) {
+    let mut states = Vec::new();
+    let call_args = sig
+        .params
+        .iter()
+        .enumerate()
+        .map(|(i, param)| match &param.kind {
+            ParamKind::Model { .. } => {
+                let field = &param.ident;
+                quote!(__a.#field)
+            }
+            ParamKind::Context { by_ref: false } => quote!(__ctx),
+            ParamKind::Context { by_ref: true } => quote!(&__ctx),
+            ParamKind::State => {
+                let local = format_ident!("__state{}", i);
+                let ty: &Type = &param.ty;
+                states.push(quote_spanned! {ty.span()=>
+                    let #local: #ty = #krate::__private::state(&__ctx)?;
+                });
+                quote!(#local)
+            }
+        });
+    let call_args: Vec<TokenStream> = call_args.collect();
+    (states, call_args)
+}
+
+/// The `ToolAnnotations` of the options, if any is set.
+pub(crate) fn annotations(sig: &ToolSig, krate: &TokenStream) -> Option<TokenStream> {
+    let o = &sig.options;
+    o.has_annotations().then(|| {
+        let (r, d, i, w) = (
+            hint(o.read_only),
+            hint(o.destructive),
+            hint(o.idempotent),
+            hint(o.open_world),
+        );
+        quote! {
+            #krate::ToolAnnotations {
+                read_only_hint: #r, destructive_hint: #d, idempotent_hint: #i, open_world_hint: #w,
+            }
+        }
+    })
 }
