@@ -25,7 +25,7 @@ use dsh_tools::json::is_integer;
 use dsh_tools::subset::{CompiledSchema, Vocabulary, assert_supported_in, validate_value};
 use serde_json::{Map, Value, json};
 
-const FILES: [&str; 35] = [
+const FILES: [&str; 36] = [
     "type",
     "properties",
     "required",
@@ -61,6 +61,7 @@ const FILES: [&str; 35] = [
     "optional/format/uuid",
     "optional/format/ipv4",
     "optional/format/ipv6",
+    "optional/format/hostname",
 ];
 
 /// Cases where documented JavaScript semantics disagree with the suite: `(file, group, test,

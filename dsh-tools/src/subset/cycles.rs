@@ -117,34 +117,12 @@ pub(crate) fn problems(root: &Value, refs: &[&Value]) -> Vec<(usize, Problem)> {
             }
         }
     }
-    // Productive nodes (having a finite instance): a least fixpoint.
-    let mut productive = vec![false; count];
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for id in 0..count {
-            if productive[id] {
-                continue;
-            }
-            let now = match shape(id) {
-                Shape::Leaf => true,
-                Shape::Ref(target) => productive[*target],
-                Shape::OneOf(branches) => branches.iter().any(|b| productive[*b]),
-                Shape::Needs { all, more } => {
-                    all.iter().all(|c| productive[*c])
-                        && more.as_ref().is_none_or(|more| {
-                            more.values.is_some_and(|v| productive[v])
-                                || more.candidates.iter().filter(|c| productive[**c]).count()
-                                    >= more.count
-                        })
-                }
-            };
-            if now {
-                productive[id] = true;
-                changed = true;
-            }
-        }
-    }
+    // Productive nodes (having a finite instance): a least fixpoint. A node that has no
+    // instance even when cycles may support themselves (the greatest fixpoint) is unsatisfiable
+    // on its own (a closed object that needs more entries than it can hold): that is no
+    // recursion problem, and like contradictory bounds it is not reported here.
+    let productive = fixpoint(count, &shape, false);
+    let satisfiable = fixpoint(count, &shape, true);
     let mut out = Vec::new();
     for (index, node) in refs.iter().enumerate() {
         let Some(&id) = graph.index.get(&std::ptr::from_ref(*node)) else {
@@ -152,11 +130,45 @@ pub(crate) fn problems(root: &Value, refs: &[&Value]) -> Vec<(usize, Problem)> {
         };
         if on_cycle[id] {
             out.push((index, Problem::Unguarded));
-        } else if !productive[id] {
+        } else if !productive[id] && satisfiable[id] {
             out.push((index, Problem::NoBaseCase));
         }
     }
     out
+}
+
+/// Which nodes have an instance: the least fixpoint over the shapes (a finite instance), or
+/// the greatest (`greatest`: an instance if cycles may support themselves, so what fails it
+/// fails on its own, not through recursion).
+fn fixpoint<'s>(count: usize, shape: &impl Fn(usize) -> &'s Shape, greatest: bool) -> Vec<bool> {
+    let mut holds = vec![greatest; count];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for id in 0..count {
+            if holds[id] != greatest {
+                continue;
+            }
+            let now = match shape(id) {
+                Shape::Leaf => true,
+                Shape::Ref(target) => holds[*target],
+                Shape::OneOf(branches) => branches.iter().any(|b| holds[*b]),
+                Shape::Needs { all, more } => {
+                    all.iter().all(|c| holds[*c])
+                        && more.as_ref().is_none_or(|more| {
+                            more.values.is_some_and(|v| holds[v])
+                                || more.candidates.iter().filter(|c| holds[**c]).count()
+                                    >= more.count
+                        })
+                }
+            };
+            if now != greatest {
+                holds[id] = now;
+                changed = true;
+            }
+        }
+    }
+    holds
 }
 
 /// The shape of one node, registering its sub-schemas.
@@ -327,5 +339,9 @@ mod tests {
             verdicts(&closed, &["#/properties/a"]),
             vec![(0, Problem::NoBaseCase)]
         );
+        // A closed object that cannot hold the entries it needs is unsatisfiable on its own:
+        // no recursion problem (like contradictory bounds, it is not reported here).
+        let unsatisfiable = json!({"$defs": {"N": {"type": "object", "properties": {"a": {"type": "object", "additionalProperties": false, "minProperties": 1}}, "required": ["a"]}}, "$ref": "#/$defs/N"});
+        assert_eq!(verdicts(&unsatisfiable, &["#"]), vec![]);
     }
 }
