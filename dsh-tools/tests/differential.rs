@@ -26,6 +26,7 @@
 //! rest of it is still checked), and [`documented_differences_hold`] asserts each difference
 //! itself (our verdict and the crate's), so an exclusion can neither hide a bug of ours nor
 //! outlive the difference. The number of cases each exclusion took is part of the figure.
+//! `DIFF_CASES=100000` runs more cases.
 
 #[path = "differential/schemas.rs"]
 mod schemas;

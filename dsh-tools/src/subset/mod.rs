@@ -37,6 +37,7 @@ mod compiled;
 mod cycles;
 mod fast;
 mod format;
+mod linear;
 mod messages;
 mod pattern;
 mod refs;

@@ -23,7 +23,8 @@ pub(crate) fn key() -> impl Strategy<Value = String> {
 
 /// ECMAScript patterns (with the `u` flag) whose meaning the crate's translation keeps:
 /// anchors, classes and their escapes, quantifiers, alternation, Unicode properties, code-point
-/// `.`, and a lookahead. See `main.rs` for the ones it does not keep.
+/// `.`, and a lookahead. `\b` is ASCII in ECMAScript, not in the crate (`AsciiWordBoundary` in
+/// `differential.rs`).
 pub(crate) const PATTERNS: &[&str] = &[
     "^a",
     "a+$",
@@ -131,9 +132,10 @@ pub(crate) fn bound() -> impl Strategy<Value = Value> {
     ]
 }
 
-/// `multipleOf` values whose binary double is the decimal itself (dyadic rationals and
-/// integers): on them the decimal reading (ours) and the binary one (the crate's) agree. The
-/// non-dyadic ones (`0.1`) are a documented difference, see `main.rs`.
+/// `multipleOf` values: integers, dyadic rationals (whose double is the decimal itself) and
+/// short decimals (`0.1`, whose double is not). On values below 2^53 our decimal reading and
+/// the crate's agree for all of them; past 2^53 they differ (`BinaryMultipleOf` in
+/// `differential.rs`).
 pub(crate) fn multiple() -> impl Strategy<Value = Value> {
     prop::sample::select(vec![
         json!(1),
