@@ -46,7 +46,7 @@ pub(crate) fn companion_stub(function: &ItemFn, name: &str, krate: &TokenStream)
             pub fn definition() -> ::core::result::Result<#krate::ToolDefinition, #krate::DefinitionError> {
                 ::core::unimplemented!("`#[tool]` reported a compile error")
             }
-            #[derive(Debug, Clone, Copy, Default)]
+            #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy, ::core::default::Default)]
             pub struct Tool;
         }
     }

@@ -155,8 +155,8 @@ fn out_type(output: &Output, krate: &TokenStream) -> TokenStream {
 
 /// How the body is invoked: `super::read_file` or `__this.grep`.
 pub(crate) enum Callee<'a> {
-    /// A free function, called from its companion module.
-    Free(&'a Ident),
+    /// A free function: its companion module's `Tool::__call`.
+    Free,
     /// A method, called on the `Arc<Self>` the closure holds.
     Method(&'a Ident),
 }
@@ -276,14 +276,33 @@ fn presenters(sig: &ToolSig, krate: &TokenStream) -> TokenStream {
 
 /// The body closure: read the arguments, fetch host state, call, convert the outcome.
 fn execute(sig: &ToolSig, krate: &TokenStream, callee: Callee<'_>) -> TokenStream {
-    let (states, call_args) = call_parts(sig, krate);
-    let (capture, call) = match callee {
-        Callee::Free(ident) => (quote!(), quote!(super::#ident(#(#call_args),*))),
-        Callee::Method(ident) => (
-            quote!(let __this = ::std::sync::Arc::clone(&__this);),
-            quote!(__this.#ident(#(#call_args),*)),
-        ),
+    let value = quote!(#krate::__private::serde_json::Value);
+    let ident = match callee {
+        // A free tool's body is `Tool::__call` (one future per tool, shared with the trait).
+        Callee::Free => {
+            let finish = match &sig.output {
+                Output::Content { .. } => quote!(Tool::__call(__a, __ctx).await),
+                Output::Unit | Output::Value(_) | Output::Result(_) => quote! {
+                    let __o = Tool::__call(__a, __ctx).await?;
+                    (__out.value)(&__o)
+                },
+            };
+            return quote! {
+                move |__args: ::std::sync::Arc<#value>, __ctx: #krate::ToolRunContext| {
+                    async move {
+                        let __a = (__in.read)(&__args)?;
+                        #finish
+                    }
+                }
+            };
+        }
+        Callee::Method(ident) => ident,
     };
+    let (states, call_args) = call_parts(sig, krate);
+    let (capture, call) = (
+        quote!(let __this = ::std::sync::Arc::clone(&__this);),
+        quote!(__this.#ident(#(#call_args),*)),
+    );
     let p = quote!(#krate::__private);
     let finish = match &sig.output {
         Output::Result(_) => quote!(#p::result_with(#call.await, __out.value)),

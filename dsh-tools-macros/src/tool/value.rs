@@ -1,9 +1,10 @@
 //! The tool as a value: a unit struct `Tool` in the companion module of a free `#[tool]`, with
 //! `impl dsh_tools::tool::Tool` (the trait route), so the macro is sugar for the trait.
 //!
-//! `call` runs the function with typed arguments; `into_definition` is the companion's
-//! `definition()`, which also carries what the trait has no words for (presenters, a
-//! concurrency classifier, `finalize_content`). The impl is guarded by `for<'__g>` bounds on the
+//! `call` runs the function with typed arguments (`Tool::__call`, which `definition()`'s body
+//! also awaits: one future per tool); `into_definition` is the companion's `definition()`,
+//! which also carries what the trait has no words for (presenters, a concurrency classifier,
+//! `finalize_content`). The impl is guarded by `for<'__g>` bounds on the
 //! arguments and output types, like the arguments struct's impls: when a type lacks a trait, the
 //! impl is simply absent and the spanned assertions report the real error.
 
@@ -68,8 +69,30 @@ pub(crate) fn tool_impl(sig: &ToolSig, krate: &TokenStream, ident: &Ident) -> To
     );
     quote! {
         #[doc = #doc]
-        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+        #[derive(
+            ::core::fmt::Debug,
+            ::core::clone::Clone,
+            ::core::marker::Copy,
+            ::core::default::Default,
+            ::core::cmp::PartialEq,
+            ::core::cmp::Eq,
+            ::core::hash::Hash
+        )]
         pub struct Tool;
+
+        impl Tool {
+            /// The body with typed arguments (what `definition()` runs after reading them).
+            #[doc(hidden)]
+            pub async fn __call(
+                args: Args,
+                ctx: #krate::ToolRunContext,
+            ) -> ::core::result::Result<#out, #krate::ToolError> {
+                let __a = args;
+                let __ctx = ctx;
+                #(#states)*
+                #finish
+            }
+        }
 
         #[automatically_derived]
         impl #krate::tool::Tool for Tool
@@ -100,12 +123,7 @@ pub(crate) fn tool_impl(sig: &ToolSig, krate: &TokenStream, ident: &Ident) -> To
             ) -> impl ::core::future::Future<
                 Output = ::core::result::Result<#out, #krate::ToolError>,
             > + ::core::marker::Send {
-                async move {
-                    let __a = args;
-                    let __ctx = ctx;
-                    #(#states)*
-                    #finish
-                }
+                Tool::__call(args, ctx)
             }
 
             fn into_definition(

@@ -105,7 +105,8 @@ mod chrono_impls {
 }
 
 /// `time`'s serde forms, which the `time` feature fixes to its human-readable strings (the
-/// crate's `serde-human-readable` feature): `Date` is `2024-05-01` (RFC 3339's `date`); the
+/// crate's `serde-human-readable` feature; Cargo unifies features, so this changes how time's
+/// types serialise to JSON in the whole program, and no crate can switch it off): `Date` is `2024-05-01` (RFC 3339's `date`); the
 /// others are time's own text, not RFC 3339: `OffsetDateTime` is `2024-05-01 12:30:00.0
 /// +02:00:00`, `PrimitiveDateTime` and `UtcDateTime` drop the offset, `Time` is `12:30:00.0`,
 /// `UtcOffset` is `+02:00:00`, `Duration` is seconds with nine decimals (`-1.500000000`),
