@@ -4,6 +4,9 @@ pub use inventory;
 pub use serde;
 pub use serde_json;
 
+use std::future::Future;
+use std::sync::Arc;
+
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -46,9 +49,56 @@ pub fn result_value<T: Serialize, E: std::fmt::Display>(
     }
 }
 
-/// A `Result<T, E: Display>` body outcome as the `Tool` trait's `Result<T, ToolError>`.
-pub fn tool_result<T, E: std::fmt::Display>(outcome: Result<T, E>) -> Result<T, ToolError> {
-    outcome.map_err(ToolError::msg)
+/// The body of a free `#[tool]`'s definition: reads the arguments, runs the typed body
+/// (`finish(Tool::__start(..))`) and writes its output. Generic here, so the macro emits no
+/// async block.
+pub async fn run_free<A, O, F, Fut, W>(
+    args: Arc<Value>,
+    ctx: ToolRunContext,
+    read: fn(&Value) -> Result<A, ToolError>,
+    body: F,
+    write: W,
+) -> Result<Value, ToolError>
+where
+    F: FnOnce(A, ToolRunContext) -> Fut,
+    Fut: Future<Output = Result<O, ToolError>>,
+    W: FnOnce(O) -> Result<Value, ToolError>,
+{
+    let typed = read(&args)?;
+    let output = body(typed, ctx).await?;
+    write(output)
+}
+
+/// Awaits a started body that returns its output (or `()`).
+pub async fn finish_value<Fut: Future>(
+    started: Result<Fut, ToolError>,
+) -> Result<Fut::Output, ToolError> {
+    Ok(started?.await)
+}
+
+/// Awaits a started body that returns `Result<T, E: Display>`; the error's text is the tool
+/// error.
+pub async fn finish_result<T, E: std::fmt::Display, Fut: Future<Output = Result<T, E>>>(
+    started: Result<Fut, ToolError>,
+) -> Result<T, ToolError> {
+    started?.await.map_err(ToolError::msg)
+}
+
+/// Awaits a started body that returns content blocks, as their JSON value.
+pub async fn finish_content<Fut: Future<Output = Vec<ContentBlock>>>(
+    started: Result<Fut, ToolError>,
+) -> Result<Value, ToolError> {
+    output_value(&started?.await)
+}
+
+/// Awaits a started body that returns `Result<Vec<ContentBlock>, E>`, as the blocks' JSON value.
+pub async fn finish_content_result<E: std::fmt::Display, Fut>(
+    started: Result<Fut, ToolError>,
+) -> Result<Value, ToolError>
+where
+    Fut: Future<Output = Result<Vec<ContentBlock>, E>>,
+{
+    result_value(started?.await)
 }
 
 /// Reads host state for a `State<T>` parameter.

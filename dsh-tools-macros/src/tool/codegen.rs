@@ -155,7 +155,7 @@ fn out_type(output: &Output, krate: &TokenStream) -> TokenStream {
 
 /// How the body is invoked: `super::read_file` or `__this.grep`.
 pub(crate) enum Callee<'a> {
-    /// A free function: its companion module's `Tool::__call`.
+    /// A free function: its companion module's `Tool::__start`.
     Free,
     /// A method, called on the `Arc<Self>` the closure holds.
     Method(&'a Ident),
@@ -276,23 +276,31 @@ fn presenters(sig: &ToolSig, krate: &TokenStream) -> TokenStream {
 
 /// The body closure: read the arguments, fetch host state, call, convert the outcome.
 fn execute(sig: &ToolSig, krate: &TokenStream, callee: Callee<'_>) -> TokenStream {
-    let value = quote!(#krate::__private::serde_json::Value);
+    let value_ty = quote!(#krate::__private::serde_json::Value);
     let ident = match callee {
-        // A free tool's body is `Tool::__call` (one future per tool, shared with the trait).
+        // A free tool's body is started by `Tool::__start` (synchronous) and awaited by the
+        // facade's generic helpers (shared with the `Tool` trait's `call`), so the macro emits
+        // no async block of its own.
         Callee::Free => {
-            let finish = match &sig.output {
-                Output::Content { .. } => quote!(Tool::__call(__a, __ctx).await),
-                Output::Unit | Output::Value(_) | Output::Result(_) => quote! {
-                    let __o = Tool::__call(__a, __ctx).await?;
-                    (__out.value)(&__o)
-                },
+            let p = quote!(#krate::__private);
+            let finish = super::value::run_helper(sig, krate);
+            let write = match &sig.output {
+                // Already the JSON value.
+                Output::Content { .. } => quote!(::core::result::Result::Ok),
+                Output::Unit | Output::Value(_) | Output::Result(_) => {
+                    quote!(move |__o| __value(&__o))
+                }
             };
             return quote! {
-                move |__args: ::std::sync::Arc<#value>, __ctx: #krate::ToolRunContext| {
-                    async move {
-                        let __a = (__in.read)(&__args)?;
-                        #finish
-                    }
+                move |__args: ::std::sync::Arc<#value_ty>, __ctx: #krate::ToolRunContext| {
+                    let __value = __out.value;
+                    #p::run_free(
+                        __args,
+                        __ctx,
+                        __in.read,
+                        |__a, __ctx| #finish(Tool::__start(__a, __ctx)),
+                        #write,
+                    )
                 }
             };
         }

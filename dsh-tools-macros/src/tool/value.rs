@@ -1,50 +1,37 @@
 //! The tool as a value: a unit struct `Tool` in the companion module of a free `#[tool]`, with
 //! `impl dsh_tools::tool::Tool` (the trait route), so the macro is sugar for the trait.
 //!
-//! `call` runs the function with typed arguments (`Tool::__call`, which `definition()`'s body
-//! also awaits: one future per tool); `into_definition` is the companion's `definition()`,
-//! which also carries what the trait has no words for (presenters, a concurrency classifier,
-//! `finalize_content`). The impl is guarded by `for<'__g>` bounds on the
-//! arguments and output types, like the arguments struct's impls: when a type lacks a trait, the
-//! impl is simply absent and the spanned assertions report the real error.
+//! `Tool::__start` fetches host state and starts the function with typed arguments
+//! (synchronously: it returns the function's own future); the facade's generic `finish_*`
+//! helpers await it, for the trait's `call` and for `definition()`'s body alike, so a tool adds
+//! no async block of its own to compile (except one around a function that borrows the
+//! context). `into_definition` is the companion's `definition()`, which also carries what the
+//! trait has no words for (presenters, a concurrency classifier, `finalize_content`).
+//!
+//! The impl is guarded by `for<'__g>` bounds on the arguments and output types, like the
+//! arguments struct's impls: when a type lacks a trait, the impl is simply absent and the
+//! spanned assertions report the real error.
 
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::Ident;
 
 use super::codegen::{annotations, call_parts};
-use super::sig::{Output, ToolSig};
+use super::sig::{Output, ParamKind, ToolSig};
 use crate::attr::ConcurrencySafe;
 
 /// The struct and its `Tool` impl, for the companion module of `ident`.
 pub(crate) fn tool_impl(sig: &ToolSig, krate: &TokenStream, ident: &Ident) -> TokenStream {
     let p = quote!(#krate::__private);
     let (states, call_args) = call_parts(sig, krate);
-    let call = quote!(super::#ident(#(#call_args),*));
     let value = quote!(#p::serde_json::Value);
-    let (out, out_bound, finish) = match &sig.output {
-        Output::Unit => (
-            quote!(()),
-            None,
-            quote!({
-                #call.await;
-                ::core::result::Result::Ok(())
-            }),
-        ),
-        Output::Value(ty) => (
-            quote!(#ty),
-            Some(ty),
-            quote!(::core::result::Result::Ok(#call.await)),
-        ),
-        Output::Result(ty) => (quote!(#ty), Some(ty), quote!(#p::tool_result(#call.await))),
+    let (out, out_bound) = match &sig.output {
+        Output::Unit => (quote!(()), None),
+        Output::Value(ty) | Output::Result(ty) => (quote!(#ty), Some(ty)),
         // The blocks, as the JSON value `definition()` renders them from.
-        Output::Content { fallible: false } => {
-            (value.clone(), None, quote!(#p::output_value(&#call.await)))
-        }
-        Output::Content { fallible: true } => {
-            (value.clone(), None, quote!(#p::result_value(#call.await)))
-        }
+        Output::Content { .. } => (value.clone(), None),
     };
+    let run = run_helper(sig, krate);
     let out_bound = out_bound
         .map(|ty| quote!(for<'__g> #ty: #krate::schema::ToolSchema + #p::serde::Serialize,));
     let description = &sig.description;
@@ -67,30 +54,40 @@ pub(crate) fn tool_impl(sig: &ToolSig, krate: &TokenStream, ident: &Ident) -> To
          whose `into_definition` is [`definition()`](definition).",
         sig.name
     );
+    let ret = &sig.return_type;
+    // A function that borrows the context returns a future borrowing it: the context then
+    // lives in an async block of its own.
+    let borrows_context = sig
+        .params
+        .iter()
+        .any(|p| matches!(p.kind, ParamKind::Context { by_ref: true }));
+    let started = if borrows_context {
+        quote!(async move { super::#ident(#(#call_args),*).await })
+    } else {
+        quote!(super::#ident(#(#call_args),*))
+    };
     quote! {
         #[doc = #doc]
-        #[derive(
-            ::core::fmt::Debug,
-            ::core::clone::Clone,
-            ::core::marker::Copy,
-            ::core::default::Default,
-            ::core::cmp::PartialEq,
-            ::core::cmp::Eq,
-            ::core::hash::Hash
-        )]
+        #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy)]
         pub struct Tool;
 
         impl Tool {
-            /// The body with typed arguments (what `definition()` runs after reading them).
+            /// Fetches host state and starts the function with typed arguments: its future, or
+            /// the missing state's error. Synchronous, so the macro emits no async block; the
+            /// facade's generic helpers await it.
             #[doc(hidden)]
-            pub async fn __call(
+            #[allow(clippy::unused_unit, reason = "generated: one shape for every signature")]
+            pub fn __start(
                 args: Args,
                 ctx: #krate::ToolRunContext,
-            ) -> ::core::result::Result<#out, #krate::ToolError> {
+            ) -> ::core::result::Result<
+                impl ::core::future::Future<Output = #ret> + ::core::marker::Send,
+                #krate::ToolError,
+            > {
                 let __a = args;
                 let __ctx = ctx;
                 #(#states)*
-                #finish
+                ::core::result::Result::Ok(#started)
             }
         }
 
@@ -123,7 +120,7 @@ pub(crate) fn tool_impl(sig: &ToolSig, krate: &TokenStream, ident: &Ident) -> To
             ) -> impl ::core::future::Future<
                 Output = ::core::result::Result<#out, #krate::ToolError>,
             > + ::core::marker::Send {
-                Tool::__call(args, ctx)
+                #run(Tool::__start(args, ctx))
             }
 
             fn into_definition(
@@ -132,5 +129,17 @@ pub(crate) fn tool_impl(sig: &ToolSig, krate: &TokenStream, ident: &Ident) -> To
                 definition()
             }
         }
+    }
+}
+
+/// The facade's helper that awaits a started body and converts its outcome (see
+/// `__private::finish_*`).
+pub(crate) fn run_helper(sig: &ToolSig, krate: &TokenStream) -> TokenStream {
+    let p = quote!(#krate::__private);
+    match &sig.output {
+        Output::Unit | Output::Value(_) => quote!(#p::finish_value),
+        Output::Result(_) => quote!(#p::finish_result),
+        Output::Content { fallible: false } => quote!(#p::finish_content),
+        Output::Content { fallible: true } => quote!(#p::finish_content_result),
     }
 }
