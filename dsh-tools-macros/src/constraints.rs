@@ -9,8 +9,9 @@
 //! ECMAScript engine the validator uses, so an invalid one fails the build.
 
 use proc_macro2::{Span, TokenStream};
-use quote::{ToTokens, quote};
+use quote::{ToTokens, quote, quote_spanned};
 use syn::meta::ParseNestedMeta;
+use syn::spanned::Spanned;
 use syn::{Attribute, Expr, ExprLit, ExprUnary, Lit, LitStr, UnOp};
 
 use crate::errors::Errors;
@@ -49,6 +50,17 @@ pub(crate) struct Number {
     tokens: TokenStream,
     value: f64,
     integer: bool,
+    /// The literal's span (errors about the bound point at it).
+    span: Span,
+    /// The literal as written (`-1.5`, `0.0`), for messages.
+    text: String,
+}
+
+/// A count literal (`length(min = 1)`) with its span.
+#[derive(Clone, Copy)]
+pub(crate) struct Count {
+    value: u64,
+    span: Span,
 }
 
 /// The constraints of one field or parameter.
@@ -59,8 +71,8 @@ pub(crate) struct Constraints {
     exclusive_minimum: Option<Number>,
     exclusive_maximum: Option<Number>,
     multiple_of: Option<Number>,
-    min_length: Option<u64>,
-    max_length: Option<u64>,
+    min_length: Option<Count>,
+    max_length: Option<Count>,
     pattern: Option<LitStr>,
     format: Option<String>,
     /// `example = <expr>`.
@@ -71,8 +83,9 @@ pub(crate) struct Constraints {
     pub(crate) rename: Option<LitStr>,
     /// `with = "path"`: a `const fn() -> SchemaSpec`.
     pub(crate) with: Option<syn::Path>,
-    /// The first attribute's span, for errors about the whole set.
-    pub(crate) span: Option<Span>,
+    /// The first assertion word (`range`, `length`, `regex`, ...): a check that fails when the
+    /// schema is evaluated (a number range on a string) is reported there.
+    checks_span: Option<Span>,
 }
 
 /// Which attribute a word came from.
@@ -109,11 +122,6 @@ impl Constraints {
             } else {
                 continue;
             };
-            out.span.get_or_insert_with(|| {
-                attr.path()
-                    .get_ident()
-                    .map_or_else(Span::call_site, |i| i.span())
-            });
             let result = attr.parse_nested_meta(|meta| out.word(&meta, source, errors));
             if let Err(error) = result
                 && source == Source::Schema
@@ -153,6 +161,12 @@ impl Constraints {
             .get_ident()
             .map(ToString::to_string)
             .unwrap_or_default();
+        if matches!(
+            word.as_str(),
+            "range" | "length" | "multiple_of" | "regex" | "pattern" | "email" | "url" | "format"
+        ) {
+            self.checks_span.get_or_insert_with(|| meta.path.span());
+        }
         match word.as_str() {
             "range" => meta.parse_nested_meta(|inner| {
                 let key = inner
@@ -281,29 +295,58 @@ impl Constraints {
         }
     }
 
-    /// `min <= max` for ranges and lengths; a pattern the engine cannot compile.
+    /// Bounds that leave no value (`min > max`, equal exclusive bounds), reported on the lower
+    /// bound's literal; a pattern the engine cannot compile.
     fn check(&self, errors: &mut Errors) {
-        if let (Some(min), Some(max)) = (&self.minimum, &self.maximum)
-            && min.value > max.value
-        {
-            errors.spanned(
-                &max.tokens,
-                "`range`: `min` is greater than `max`, so no value fits",
-            );
+        let lower = [
+            ("min", &self.minimum, false),
+            ("exclusive_min", &self.exclusive_minimum, true),
+        ];
+        let upper = [
+            ("max", &self.maximum, false),
+            ("exclusive_max", &self.exclusive_maximum, true),
+        ];
+        for (low_name, low, low_open) in lower {
+            for (high_name, high, high_open) in upper {
+                let (Some(low), Some(high)) = (low, high) else {
+                    continue;
+                };
+                let empty =
+                    low.value > high.value || (low.value == high.value && (low_open || high_open));
+                if empty {
+                    let relation = if low.value > high.value {
+                        "greater than"
+                    } else {
+                        "equal to"
+                    };
+                    errors.push(syn::Error::new(
+                        low.span,
+                        format!(
+                            "`range`: `{low_name}` ({}) is {relation} `{high_name}` ({}), so no value fits",
+                            low.text, high.text
+                        ),
+                    ));
+                }
+            }
         }
         if let (Some(min), Some(max)) = (self.min_length, self.max_length)
-            && min > max
+            && min.value > max.value
         {
-            let span = self.span.unwrap_or_else(Span::call_site);
             errors.push(syn::Error::new(
-                span,
-                format!("`length`: `min` ({min}) is greater than `max` ({max}), so no value fits"),
+                min.span,
+                format!(
+                    "`length`: `min` ({}) is greater than `max` ({}), so no value fits",
+                    min.value, max.value
+                ),
             ));
         }
         if let Some(m) = &self.multiple_of
             && m.value.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater)
         {
-            errors.spanned(&m.tokens, "`multiple_of` must be greater than 0");
+            errors.push(syn::Error::new(
+                m.span,
+                "`multiple_of` must be greater than 0",
+            ));
         }
         if let Some(pattern) = &self.pattern
             && let Err(error) = regress::Regex::with_flags(&pattern.value(), "u")
@@ -320,7 +363,8 @@ impl Constraints {
     pub(crate) fn apply(&self, base: TokenStream, krate: &TokenStream) -> TokenStream {
         let s = quote!(#krate::schema);
         let mut spec = match &self.with {
-            Some(path) => quote!(#path()),
+            // Called in the `const` of the schema: the path must name a `const fn`.
+            Some(path) => quote_spanned!(path.span()=> #path()),
             None => base,
         };
         let literal = |n: &Option<Number>| match n {
@@ -340,8 +384,8 @@ impl Constraints {
             }
             None => quote!(::core::option::Option::None),
         };
-        let count = |n: Option<u64>| match n {
-            Some(n) => quote!(::core::option::Option::Some(#n)),
+        let count = |n: Option<Count>| match n {
+            Some(Count { value, .. }) => quote!(::core::option::Option::Some(#value)),
             None => quote!(::core::option::Option::None),
         };
         let text = |t: Option<String>| match t {
@@ -367,7 +411,9 @@ impl Constraints {
             let (min_len, max_len) = (count(self.min_length), count(self.max_length));
             let pattern = text(self.pattern.as_ref().map(LitStr::value));
             let format = text(self.format.clone());
-            spec = quote! {
+            // A check that cannot apply panics in the `const`: the error points at the word.
+            let span = self.checks_span.unwrap_or_else(Span::call_site);
+            spec = quote_spanned! {span=>
                 #spec.with_checks(#s::Checks {
                     minimum: #min,
                     maximum: #max,
@@ -430,18 +476,33 @@ fn number(meta: &ParseNestedMeta<'_>) -> syn::Result<Number> {
         }
         _ => lit.to_token_stream(),
     };
+    // The re-emitted digits keep the literal's span, so errors about them point at it.
+    let span = lit.span();
+    let digits: TokenStream = digits
+        .into_iter()
+        .map(|mut token| {
+            token.set_span(span);
+            token
+        })
+        .collect();
+    let text = format!("{}{}", if negative { "-" } else { "" }, digits);
     let tokens = if negative { quote!(-#digits) } else { digits };
     Ok(Number {
         tokens,
         value: if negative { -value } else { value },
         integer,
+        span,
+        text,
     })
 }
 
 /// `key = <non-negative integer literal>`.
-fn count(meta: &ParseNestedMeta<'_>) -> syn::Result<u64> {
+fn count(meta: &ParseNestedMeta<'_>) -> syn::Result<Count> {
     let lit: syn::LitInt = meta.value()?.parse()?;
-    lit.base10_parse()
+    Ok(Count {
+        value: lit.base10_parse()?,
+        span: lit.span(),
+    })
 }
 
 /// Consumes whatever follows a word: `= expr`, `(...)` or nothing.
@@ -489,7 +550,7 @@ mod tests {
         ]);
         assert!(errors.is_empty(), "{errors:?}");
         assert_eq!(c.minimum.as_ref().map(|n| n.value), Some(1.0));
-        assert_eq!(c.min_length, Some(2));
+        assert_eq!(c.min_length.map(|n| n.value), Some(2));
         assert_eq!(c.format.as_deref(), Some("email"));
         assert_eq!(c.description.as_deref(), Some("Per page"));
     }
@@ -504,8 +565,26 @@ mod tests {
         let (_, errors) = parse(vec![parse_quote!(#[schema(range(min = 5, max = -1))])]);
         assert_eq!(
             errors,
-            vec!["`range`: `min` is greater than `max`, so no value fits"]
+            vec!["`range`: `min` (5) is greater than `max` (-1), so no value fits"]
         );
+        let (_, errors) = parse(vec![parse_quote!(
+            #[schema(range(exclusive_min = 0.5, max = 0.5, exclusive_max = 0.25))]
+        )]);
+        assert_eq!(
+            errors,
+            vec![
+                "`range`: `exclusive_min` (0.5) is equal to `max` (0.5), so no value fits",
+                "`range`: `exclusive_min` (0.5) is greater than `exclusive_max` (0.25), so no value fits"
+            ]
+        );
+        let (_, errors) = parse(vec![parse_quote!(#[validate(length(min = 3, max = 2))])]);
+        assert_eq!(
+            errors,
+            vec!["`length`: `min` (3) is greater than `max` (2), so no value fits"]
+        );
+        // A bound that admits exactly one value is fine.
+        let (_, errors) = parse(vec![parse_quote!(#[schema(range(min = 1, max = 1))])]);
+        assert!(errors.is_empty(), "{errors:?}");
         let (_, errors) = parse(vec![parse_quote!(#[schema(regex(pattern = "(a"))])]);
         assert_eq!(errors.len(), 1);
         assert!(

@@ -46,6 +46,8 @@ pub(crate) fn companion_stub(function: &ItemFn, name: &str, krate: &TokenStream)
             pub fn definition() -> ::core::result::Result<#krate::ToolDefinition, #krate::DefinitionError> {
                 ::core::unimplemented!("`#[tool]` reported a compile error")
             }
+            #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy, ::core::default::Default)]
+            pub struct Tool;
         }
     }
 }

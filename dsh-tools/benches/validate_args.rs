@@ -82,5 +82,70 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+/// A repository-search tool's parameters: two patterns and seven formats.
+fn pattern_format_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "repo": {"type": "string", "pattern": "^[\\w.-]+/[\\w.-]+$"},
+            "branch": {"type": "string", "pattern": "^[A-Za-z0-9._/-]{1,100}$"},
+            "since": {"type": "string", "format": "date-time"},
+            "day": {"type": "string", "format": "date"},
+            "id": {"type": "string", "format": "uuid"},
+            "notify": {"type": "string", "format": "email"},
+            "webhook": {"type": "string", "format": "uri"},
+            "host": {"type": "string", "format": "hostname"},
+            "ip": {"type": "string", "format": "ipv4"}
+        },
+        "required": ["repo", "since"]
+    })
+}
+
+fn pattern_format_valid() -> Value {
+    json!({
+        "repo": "rust-lang/rust",
+        "branch": "release/1.95",
+        "since": "2024-05-01T12:30:00.123+02:00",
+        "day": "2024-02-29",
+        "id": "67e55044-10b1-426f-9247-bb680e5fe0c8",
+        "notify": "dev@example.com",
+        "webhook": "https://hooks.example.com/issues?since=2024",
+        "host": "api.github.com",
+        "ip": "192.0.2.10"
+    })
+}
+
+/// The same arguments with the last format broken (every other keyword is evaluated first).
+fn pattern_format_invalid() -> Value {
+    let mut value = pattern_format_valid();
+    value["ip"] = json!("192.0.2.256");
+    value
+}
+
+/// `is_valid` on patterns and formats: ours and the crate's (formats asserted), same schema and
+/// values.
+fn bench_pattern_format(c: &mut Criterion) {
+    let schema = pattern_format_schema();
+    let ours = CompiledSchema::compile(&schema, Vocabulary::Parameters).expect("supported schema");
+    let theirs = jsonschema::options()
+        .should_validate_formats(true)
+        .build(&schema)
+        .expect("valid schema");
+    let (valid, invalid) = (pattern_format_valid(), pattern_format_invalid());
+    assert!(ours.is_valid(&valid) && theirs.is_valid(&valid));
+    assert!(!ours.is_valid(&invalid) && !theirs.is_valid(&invalid));
+
+    let mut group = c.benchmark_group("pattern_format");
+    for (label, value) in [("valid", &valid), ("invalid-last-format", &invalid)] {
+        group.bench_function(BenchmarkId::new("dsh-tools", label), |b| {
+            b.iter(|| black_box(&ours).is_valid(black_box(value)))
+        });
+        group.bench_function(BenchmarkId::new("jsonschema", label), |b| {
+            b.iter(|| black_box(&theirs).is_valid(black_box(value)))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench, bench_pattern_format);
 criterion_main!(benches);

@@ -4,6 +4,9 @@ pub use inventory;
 pub use serde;
 pub use serde_json;
 
+use std::future::Future;
+use std::sync::Arc;
+
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -46,6 +49,58 @@ pub fn result_value<T: Serialize, E: std::fmt::Display>(
     }
 }
 
+/// The body of a free `#[tool]`'s definition: reads the arguments, runs the typed body
+/// (`finish(Tool::__start(..))`) and writes its output. Generic here, so the macro emits no
+/// async block.
+pub async fn run_free<A, O, F, Fut, W>(
+    args: Arc<Value>,
+    ctx: ToolRunContext,
+    read: fn(&Value) -> Result<A, ToolError>,
+    body: F,
+    write: W,
+) -> Result<Value, ToolError>
+where
+    F: FnOnce(A, ToolRunContext) -> Fut,
+    Fut: Future<Output = Result<O, ToolError>>,
+    W: FnOnce(O) -> Result<Value, ToolError>,
+{
+    let typed = read(&args)?;
+    let output = body(typed, ctx).await?;
+    write(output)
+}
+
+/// Awaits a started body that returns its output (or `()`).
+pub async fn finish_value<Fut: Future>(
+    started: Result<Fut, ToolError>,
+) -> Result<Fut::Output, ToolError> {
+    Ok(started?.await)
+}
+
+/// Awaits a started body that returns `Result<T, E: Display>`; the error's text is the tool
+/// error.
+pub async fn finish_result<T, E: std::fmt::Display, Fut: Future<Output = Result<T, E>>>(
+    started: Result<Fut, ToolError>,
+) -> Result<T, ToolError> {
+    started?.await.map_err(ToolError::msg)
+}
+
+/// Awaits a started body that returns content blocks, as their JSON value.
+pub async fn finish_content<Fut: Future<Output = Vec<ContentBlock>>>(
+    started: Result<Fut, ToolError>,
+) -> Result<Value, ToolError> {
+    output_value(&started?.await)
+}
+
+/// Awaits a started body that returns `Result<Vec<ContentBlock>, E>`, as the blocks' JSON value.
+pub async fn finish_content_result<E: std::fmt::Display, Fut>(
+    started: Result<Fut, ToolError>,
+) -> Result<Value, ToolError>
+where
+    Fut: Future<Output = Result<Vec<ContentBlock>, E>>,
+{
+    result_value(started?.await)
+}
+
 /// Reads host state for a `State<T>` parameter.
 pub fn state<T: Send + Sync + 'static>(ctx: &ToolRunContext) -> Result<State<T>, ToolError> {
     ctx.state::<T>().map(State).ok_or_else(|| {
@@ -68,6 +123,9 @@ pub fn content_render(_args: &Value, value: &Value) -> Vec<ContentBlock> {
 /// Compile-time check helpers: generated code calls these with the user's types, spanned on
 /// them, so a type error lands on the offending parameter or return type.
 pub const fn assert_parameter<T: crate::schema::ToolSchema + DeserializeOwned>() {}
+
+/// [`assert_parameter`] for a parameter whose schema is `#[schema(with = "path")]`.
+pub const fn assert_deserialize<T: DeserializeOwned>() {}
 
 /// See [`assert_parameter`].
 pub const fn assert_output<T: crate::schema::ToolSchema + Serialize>() {}

@@ -2,7 +2,12 @@
 //!
 //! Both routes end in the same [`ToolDefinition`] (parameter schema from `Args`, output schema
 //! from `Output`, validation before the body, the error's text to the model), registered the
-//! same way. Which one to use:
+//! same way. The macro is sugar for the trait: `#[tool] async fn read_file(..)` generates
+//! `read_file::Tool`, a unit struct that implements [`Tool`] (`Args = read_file::Args`, `call`
+//! runs the function, `into_definition` is `read_file::definition()`, which also carries the
+//! presenters the trait has no words for), so code generic over `T: Tool` takes both.
+//! `#[tool_set]` methods share an instance and are a [`ToolSet`](crate::ToolSet) instead.
+//! Which one to use:
 //!
 //! - **`#[tool]` on an `async fn`** for most tools: the arguments struct, its schema and the
 //!   definition are generated from the signature and `///` docs; presenters and renderers are

@@ -11,7 +11,7 @@ use serde_json::{Map, Number, Value, json};
 
 const SUBSET: &str =
     "(subset: type/oneOf/properties/required/additionalProperties/items/enum/const + annotations)";
-const PARAMETERS_SUBSET: &str = "(subset: type/oneOf/properties/required/additionalProperties/items/prefixItems/enum/const/minimum/maximum/exclusiveMinimum/exclusiveMaximum/multipleOf/minLength/maxLength/pattern/format/minItems/maxItems/uniqueItems/$ref/$defs + annotations)";
+const PARAMETERS_SUBSET: &str = "(subset: type/oneOf/properties/required/additionalProperties/items/prefixItems/enum/const/minimum/maximum/exclusiveMinimum/exclusiveMaximum/multipleOf/minLength/maxLength/pattern/format/minItems/maxItems/uniqueItems/minProperties/maxProperties/$ref/$defs + annotations)";
 const TYPES: &str = "object/array/string/number/integer/boolean/null";
 
 fn reference(schema: Value) -> Vec<String> {
@@ -1216,5 +1216,98 @@ fn parameters_vocabulary_accepts_map_value_schemas() {
     assert_eq!(
         compiled.validate(&json!({"m": {"x": "y"}}), "value"),
         vec!["\"value.m\" must be an integer"]
+    );
+}
+
+#[test]
+fn min_and_max_properties_count_the_entries_of_an_object() {
+    // Placement: objects only; without `type` they apply to objects (JSON Schema).
+    assert!(
+        parameters(json!({"type": "object", "additionalProperties": {"type": "integer"}, "minProperties": 1, "maxProperties": 3.0})).is_empty()
+    );
+    assert!(parameters(json!({"minProperties": 1})).is_empty());
+    assert_eq!(
+        parameters(json!({"type": "array", "minProperties": 1})),
+        vec!["schema.minProperties is not supported on type \"array\""]
+    );
+    assert_eq!(
+        parameters(json!({"oneOf": [{"type": "object"}, {"type": "null"}], "maxProperties": 1})),
+        vec!["schema.maxProperties is not supported beside oneOf"]
+    );
+    assert_eq!(
+        reference(json!({"type": "object", "minProperties": 1})),
+        vec![format!(
+            "schema.minProperties is not a supported keyword {SUBSET}"
+        )]
+    );
+    for bad in [json!(-1), json!(1.5), json!("2"), neg_zero(), json!(null)] {
+        assert_eq!(
+            parameters(
+                json!({"type": "object", "minProperties": bad.clone(), "maxProperties": bad.clone()})
+            ),
+            vec![
+                "schema.minProperties must be a non-negative integer",
+                "schema.maxProperties must be a non-negative integer"
+            ]
+        );
+        assert_eq!(
+            parameters(json!({"maxProperties": bad})),
+            vec!["schema.maxProperties must be a non-negative integer"]
+        );
+    }
+    // Count checks come before the properties subtree.
+    assert_eq!(
+        parameters(
+            json!({"type": "object", "properties": {"a": {"type": "x"}}, "minProperties": -1})
+        ),
+        vec![
+            "schema.minProperties must be a non-negative integer",
+            format!("schema.properties.a.type must be one of {TYPES}").as_str()
+        ]
+    );
+
+    // Validation: after the missing required properties, before the children.
+    let map = json!({"type": "object", "additionalProperties": {"type": "integer"}, "minProperties": 2, "maxProperties": 3});
+    assert!(check(&map, &json!({"a": 1, "b": 2}), "m").is_empty());
+    assert_eq!(
+        check(&map, &json!({"a": "x"}), "m"),
+        vec![
+            "\"m\" must have at least 2 properties",
+            "\"m.a\" must be an integer"
+        ]
+    );
+    assert_eq!(
+        check(&map, &json!({"a": 1, "b": 2, "c": 3, "d": 4}), "m"),
+        vec!["\"m\" must have at most 3 properties"]
+    );
+    assert_eq!(
+        check(&map, &json!({}), "m"),
+        vec!["\"m\" must have at least 2 properties"]
+    );
+    let one = json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"], "minProperties": 1, "maxProperties": 1});
+    assert_eq!(
+        check(&one, &json!({}), "o"),
+        vec![
+            "missing required property \"o.a\"",
+            "\"o\" must have at least 1 property"
+        ]
+    );
+    assert_eq!(
+        check(&one, &json!({"a": "x", "b": 1}), "o"),
+        vec!["\"o\" must have at most 1 property"]
+    );
+    // Without `type`, only objects are counted.
+    let typeless = json!({"maxProperties": 0});
+    assert!(check(&typeless, &json!([1, 2]), "v").is_empty());
+    assert!(check(&typeless, &json!("ab"), "v").is_empty());
+    assert!(!check(&typeless, &json!({"a": 1}), "v").is_empty());
+    // Recursion that needs an entry of itself has no base case.
+    assert_eq!(
+        parameters(
+            json!({"type": "object", "additionalProperties": {"$ref": "#"}, "minProperties": 1})
+        ),
+        vec![
+            "schema.additionalProperties.$ref refers to a schema no finite value satisfies (its recursion has no base case)"
+        ]
     );
 }

@@ -554,3 +554,144 @@ fn derived_schemas_compose_as_tool_parameters() {
     let err = Shape::SCHEMA.to_parameters_schema().unwrap_err();
     assert!(err.to_string().contains("object"), "{err}");
 }
+
+// ----- length on maps -----
+
+/// Labels of a deployment.
+#[derive(Serialize, Deserialize, ToolSchema)]
+struct Labels {
+    /// Between one and three labels.
+    #[schema(length(min = 1, max = 3))]
+    labels: HashMap<String, u8>,
+    /// At most two annotations, when given.
+    #[validate(length(max = 2))]
+    annotations: Option<std::collections::BTreeMap<String, String>>,
+    /// Exactly one entry of anything.
+    #[schemars(length(equal = 1))]
+    extra: serde_json::Map<String, Value>,
+}
+
+#[test]
+fn length_on_a_map_bounds_its_entries() {
+    exact(
+        &Labels::SCHEMA,
+        json!({
+            "type": "object",
+            "description": "Labels of a deployment.",
+            "additionalProperties": true,
+            "properties": {
+                "labels": {"type": "object", "description": "Between one and three labels.", "additionalProperties": U8(), "minProperties": 1, "maxProperties": 3},
+                "annotations": {"oneOf": [
+                    {"type": "object", "additionalProperties": {"type": "string"}, "maxProperties": 2},
+                    {"type": "null"}
+                ], "description": "At most two annotations, when given."},
+                "extra": {"type": "object", "description": "Exactly one entry of anything.", "additionalProperties": true, "minProperties": 1, "maxProperties": 1}
+            },
+            "required": ["labels", "extra"]
+        }),
+    );
+    // Output schemas keep the shape only.
+    assert_eq!(
+        Labels::SCHEMA.to_value_schema().unwrap()["properties"]["labels"],
+        json!({"type": "object", "description": "Between one and three labels.", "additionalProperties": true})
+    );
+    let def = dsh_tools::ToolDefinition::builder("labels")
+        .description("Set labels.")
+        .parameters_spec(&Labels::SCHEMA)
+        .output_json(json!({}))
+        .execute(|_args, _ctx| async { Ok(Value::Null) })
+        .build()
+        .expect("builds");
+    let ok = json!({"labels": {"a": 1}, "annotations": null, "extra": {"x": [1]}});
+    def.validate_args(&ok).expect("valid");
+    let bad = json!({"labels": {}, "annotations": {"a": "1", "b": "2", "c": "3"}, "extra": {}});
+    assert_eq!(
+        def.validate_args(&bad).unwrap_err().violations,
+        vec![
+            "\"labels\" must have at least 1 property",
+            "\"annotations\" must match exactly one oneOf branch (matched 0)",
+            "\"extra\" must have at least 1 property",
+        ]
+    );
+}
+
+/// `length` on a struct has no meaning: the spec compiler says so.
+#[test]
+fn length_on_a_struct_is_refused() {
+    const SPEC: SchemaSpec = <Labels as ToolSchema>::SCHEMA;
+    let boxed = SchemaSpec::lazy(|| &SPEC).with_checks(dsh_tools::schema::Checks {
+        max_length: Some(1),
+        ..dsh_tools::schema::Checks::NONE
+    });
+    let err = boxed.to_parameter_value_schema().unwrap_err();
+    assert_eq!(
+        err.violations,
+        vec![
+            "schema: constraint attributes do not apply to a struct (an object with named properties) (`range` applies to numbers, `length` to strings, arrays and maps, `regex`/`email`/`url`/`format` to strings)"
+        ]
+    );
+}
+
+// ----- #[schema(with = "path")] -----
+
+/// A semantic version, `1.2.3`, written as a string. It has no `ToolSchema` of its own.
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+pub struct Version(pub String);
+
+/// The schema of [`Version`], for `#[schema(with = ...)]`.
+pub const fn version_schema() -> SchemaSpec {
+    <String as ToolSchema>::SCHEMA
+        .with_checks(dsh_tools::schema::Checks {
+            pattern: Some(r"^\d+\.\d+\.\d+$"),
+            ..dsh_tools::schema::Checks::NONE
+        })
+        .described("A semantic version.")
+}
+
+/// A release.
+#[derive(Debug, Serialize, Deserialize, ToolSchema)]
+struct Release {
+    /// The version being released.
+    #[schema(with = "version_schema")]
+    version: Version,
+    /// The version it replaces; the override's checks and the field's own add up.
+    #[schema(with = crate::version_schema, length(max = 8))]
+    previous: Version,
+}
+
+#[test]
+fn with_replaces_the_schema_and_keeps_the_fields_constraints() {
+    exact(
+        &Release::SCHEMA,
+        json!({
+            "type": "object",
+            "description": "A release.",
+            "additionalProperties": true,
+            "properties": {
+                "version": {"type": "string", "description": "The version being released.", "pattern": "^\\d+\\.\\d+\\.\\d+$"},
+                "previous": {"type": "string", "description": "The version it replaces; the override's checks and the field's own add up.", "maxLength": 8, "pattern": "^\\d+\\.\\d+\\.\\d+$"}
+            },
+            "required": ["version", "previous"]
+        }),
+    );
+    let def = dsh_tools::ToolDefinition::builder("release")
+        .description("Release.")
+        .parameters_spec(&Release::SCHEMA)
+        .output_json(json!({}))
+        .execute(|_args, _ctx| async { Ok(Value::Null) })
+        .build()
+        .expect("builds");
+    let good = json!({"version": "1.2.3", "previous": "1.2.2"});
+    def.validate_args(&good).expect("valid");
+    let release: Release = serde_json::from_value(good).expect("deserialises");
+    assert_eq!(release.version, Version("1.2.3".into()));
+    assert_eq!(
+        def.validate_args(&json!({"version": "1.2", "previous": "10.20.300"}))
+            .unwrap_err()
+            .violations,
+        vec![
+            "\"version\" must match the pattern \"^\\\\d+\\\\.\\\\d+\\\\.\\\\d+$\"",
+            "\"previous\" must be at most 8 characters long"
+        ]
+    );
+}

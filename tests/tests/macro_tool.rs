@@ -406,6 +406,7 @@ fn every_tool_is_collected_sorted_by_name() {
             "ping",
             "read_file",
             "show",
+            "show_commit",
             "try_show"
         ]
     );
@@ -444,4 +445,141 @@ fn duplicate_names_report_both_declarations() {
         }
         other => panic!("expected a duplicate, got {other}"),
     }
+}
+
+// ----- #[schema(with = "path")] on a parameter -----
+
+/// A commit hash; it has no `ToolSchema` of its own.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct Sha(pub String);
+
+/// Forty lower-case hexadecimal digits.
+pub const fn sha_schema() -> dsh_tools::schema::SchemaSpec {
+    <String as dsh_tools::schema::ToolSchema>::SCHEMA.with_checks(dsh_tools::schema::Checks {
+        pattern: Some("^[0-9a-f]{40}$"),
+        ..dsh_tools::schema::Checks::NONE
+    })
+}
+
+/// Show a commit.
+#[tool]
+pub async fn show_commit(
+    /// The commit.
+    #[schema(with = "sha_schema")]
+    sha: Sha,
+) -> String {
+    sha.0
+}
+
+#[tokio::test]
+async fn a_parameter_schema_can_come_from_a_const_fn() {
+    let tool = show_commit::definition().expect("builds");
+    assert_eq!(
+        tool.parameters()["properties"]["sha"],
+        json!({"type": "string", "description": "The commit.", "pattern": "^[0-9a-f]{40}$"})
+    );
+    let sha = "0123456789abcdef0123456789abcdef01234567";
+    tool.validate_args(&json!({ "sha": sha })).expect("valid");
+    assert_eq!(
+        tool.validate_args(&json!({"sha": "HEAD"}))
+            .unwrap_err()
+            .violations,
+        vec!["\"sha\" must match the pattern \"^[0-9a-f]{40}$\""]
+    );
+    let ctx = ToolRunContext::detached("c1");
+    let out = tool
+        .execute(std::sync::Arc::new(json!({ "sha": sha })), ctx)
+        .await
+        .expect("runs");
+    assert_eq!(out, json!(sha));
+}
+
+// ----- the trait route: `#[tool]` implements `dsh_tools::tool::Tool` -----
+
+/// A generic host function over the trait: what the macro's `Tool` struct must satisfy.
+fn describe<T: dsh_tools::tool::Tool>(tool: &T) -> (String, String, dsh_tools::tool::ToolOptions) {
+    (
+        T::NAME.to_owned(),
+        tool.description().into_owned(),
+        tool.options(),
+    )
+}
+
+#[tokio::test]
+async fn the_macro_implements_the_tool_trait() {
+    use dsh_tools::tool::Tool as _;
+
+    let (name, description, options) = describe(&read_file::Tool);
+    assert_eq!(name, "read_file");
+    assert_eq!(description, "Read a UTF-8 file.");
+    assert_eq!(options.timeout_ms, Some(5000));
+    assert!(options.concurrency_safe);
+    let (name, description, options) = describe(&grep::Tool);
+    assert_eq!(
+        (name.as_str(), description.as_str()),
+        ("grep.search", "Search the workspace.")
+    );
+    // The classifier decides per call: the trait's options say exclusive.
+    assert!(!options.concurrency_safe);
+    assert_eq!(options.annotations.read_only_hint, Some(true));
+    assert_eq!(options.annotations.idempotent_hint, Some(true));
+
+    // `call` runs the function with typed arguments, host state and the context.
+    let ctx = ToolRunContext::detached("c7").with_states(workspace_states());
+    let args = read_file::Args {
+        path: "a.txt".into(),
+        offset: Some(3),
+    };
+    let out: FileText = read_file::Tool.call(args, ctx).await.expect("runs");
+    assert_eq!(out.text, "line 3 via c7");
+    // The function's error, and a missing state, are the trait's `ToolError`s.
+    let missing = read_file::Args {
+        path: "missing.txt".into(),
+        offset: None,
+    };
+    let ctx = ToolRunContext::detached("c8").with_states(workspace_states());
+    let err = read_file::Tool.call(missing, ctx).await.unwrap_err();
+    assert_eq!(err.to_string(), "missing.txt does not exist");
+    let no_state = read_file::Args {
+        path: "a.txt".into(),
+        offset: None,
+    };
+    let err = read_file::Tool
+        .call(no_state, ToolRunContext::detached("c9"))
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("was not provided by the host"),
+        "{err}"
+    );
+    let sum: u64 = add::Tool
+        .call(add::Args { a: 2, b: 3 }, ToolRunContext::detached("c"))
+        .await
+        .expect("adds");
+    assert_eq!(sum, 5);
+    ping::Tool
+        .call(ping::Args {}, ToolRunContext::detached("c"))
+        .await
+        .expect("pings");
+    let blocks: Value = show::Tool
+        .call(
+            show::Args { text: "hi".into() },
+            ToolRunContext::detached("c"),
+        )
+        .await
+        .expect("shows");
+    assert_eq!(
+        blocks,
+        json!([{"type": "text", "text": "hi"}, {"type": "text", "text": "done"}])
+    );
+
+    // `into_definition` is the companion's `definition()`, presenters included.
+    let by_trait = grep::Tool.into_definition().expect("builds");
+    let by_macro = grep::definition().expect("builds");
+    assert_eq!(by_trait.name(), by_macro.name());
+    assert_eq!(by_trait.parameters(), by_macro.parameters());
+    assert_eq!(by_trait.output_schema(), by_macro.output_schema());
+    let args = json!({"pattern": "fn", "parallel": true});
+    assert!(by_trait.is_concurrency_safe(&args));
+    assert!(by_trait.present_call(&args).is_some());
 }

@@ -25,7 +25,7 @@ use dsh_tools::json::is_integer;
 use dsh_tools::subset::{CompiledSchema, Vocabulary, assert_supported_in, validate_value};
 use serde_json::{Map, Value, json};
 
-const FILES: [&str; 33] = [
+const FILES: [&str; 36] = [
     "type",
     "properties",
     "required",
@@ -39,6 +39,8 @@ const FILES: [&str; 33] = [
     "maxItems",
     "minLength",
     "maxLength",
+    "minProperties",
+    "maxProperties",
     "oneOf",
     "pattern",
     "exclusiveMinimum",
@@ -59,13 +61,14 @@ const FILES: [&str; 33] = [
     "optional/format/uuid",
     "optional/format/ipv4",
     "optional/format/ipv6",
+    "optional/format/hostname",
 ];
 
 /// Cases where documented JavaScript semantics disagree with the suite: `(file, group, test,
 /// reason)`. Empty: every tested case agrees.
 const EXPECTED_DIFFERENCES: &[(&str, &str, &str, &str)] = &[];
 
-const CONSTRAINTS: [&str; 23] = [
+const CONSTRAINTS: [&str; 25] = [
     "type",
     "oneOf",
     "properties",
@@ -87,6 +90,8 @@ const CONSTRAINTS: [&str; 23] = [
     "minItems",
     "maxItems",
     "uniqueItems",
+    "minProperties",
+    "maxProperties",
     "$ref",
     "$defs",
 ];
@@ -192,7 +197,13 @@ fn typed_translation(node: &Value) -> Result<Value, String> {
         let mut branch = Map::new();
         branch.insert("type".into(), json!(ty));
         let keys: &[&str] = match ty {
-            "object" => &["properties", "required", "additionalProperties"],
+            "object" => &[
+                "properties",
+                "required",
+                "additionalProperties",
+                "minProperties",
+                "maxProperties",
+            ],
             "array" => &[
                 "prefixItems",
                 "items",

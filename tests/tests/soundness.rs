@@ -139,6 +139,15 @@ enum Untagged {
     Named { x: String },
 }
 
+/// Maps whose number of entries is bounded (`minProperties`/`maxProperties`).
+#[derive(Debug, Deserialize, serde::Serialize, dsh_tools::ToolSchema)]
+struct BoundedMaps {
+    #[schema(length(min = 1, max = 3))]
+    labels: HashMap<String, u8>,
+    #[schema(length(max = 1))]
+    rest: Option<std::collections::BTreeMap<String, String>>,
+}
+
 // ----- the property -----
 
 fn config() -> Config {
@@ -376,6 +385,14 @@ fn strings(schema: &Value) -> BoxedStrategy<Value> {
     let date = "[0-9]{4}-(0[0-9]|1[0-3])-([0-2][0-9]|3[0-2])";
     let time = "([01][0-9]|2[0-4]):[0-6][0-9]:[0-6][0-9](\\.[0-9]{1,10})?";
     let offset = "([Zz]|[+-]([01][0-9]|2[0-4]):[0-6][0-9])";
+    // Near misses of the clock, offset and calendar forms of chrono's and time's types.
+    let clock = "([01][0-9]|2[0-4]):[0-6][0-9]:[0-6][0-9](\\.[0-9]{1,10})?";
+    let time_offset = "[+-]([01][0-9]|2[0-9]):[0-6][0-9]:[0-6][0-9]";
+    let day = prop_oneof![
+        4 => prop::string::string_regex(date).expect("regex"),
+        1 => prop::sample::select(EDGE_DATES).prop_map(str::to_owned),
+    ];
+    let pattern = schema.get("pattern").and_then(Value::as_str).unwrap_or("");
     let shaped: BoxedStrategy<String> = match schema.get("format").and_then(Value::as_str) {
         Some("date-time") => prop::string::string_regex(&format!("{date}[Tt ]{time}{offset}?")).expect("regex").boxed(),
         Some("date") => prop::string::string_regex(&format!("[+-]?{date}")).expect("regex").boxed(),
@@ -389,16 +406,40 @@ fn strings(schema: &Value) -> BoxedStrategy<Value> {
         Some("uri") => "(https?|ftp|file|urn|mailto|ws|x-y)(:|://)([a-z0-9.@\\[\\]:%-]{0,12})(:[0-9]{0,6})?(/[a-z0-9%/.]{0,6})?(\\?[a-z=&]{0,5})?(#[a-z]{0,3})?".boxed(),
         Some("ipv4") => "[0-9]{1,3}\\.[0-9]{1,3}\\.[0-9]{1,3}\\.[0-9]{1,4}".boxed(),
         Some("ipv6") => "([0-9a-f]{0,4}:){2,8}[0-9a-f]{0,4}".boxed(),
-        _ => match schema.get("pattern").and_then(Value::as_str) {
-            // chrono's NaiveTime
-            Some(p) if p.starts_with("^([01]") => time.boxed(),
-            _ => return plain.prop_map(Value::from).boxed(),
-        },
+        _ if pattern.starts_with("^([01]") => time.boxed(),
+        // chrono's NaiveDateTime, time's PrimitiveDateTime/UtcDateTime and OffsetDateTime.
+        _ if pattern.contains("-02-29") => {
+            let rest = prop::string::string_regex(&format!("[T ]{clock}( {time_offset})?"))
+                .expect("regex");
+            (day, rest).prop_map(|(d, r)| format!("{d}{r}")).boxed()
+        }
+        _ if pattern.starts_with("^[+-]") => time_offset.boxed(),
+        // time's Duration and rust_decimal's Decimal.
+        _ if pattern.starts_with("^-?\\d") => prop_oneof![
+            "[+-]?[0-9]{0,3}(\\.[0-9]{0,10})?(e[0-9])?",
+            "-?[0-9]{17,30}(\\.[0-9]{1,40})?",
+            "-?9{18,19}\\.[0-9]",
+        ]
+        .boxed(),
+        _ => return plain.prop_map(Value::from).boxed(),
     };
     prop_oneof![1 => plain, 4 => shaped]
         .prop_map(Value::from)
         .boxed()
 }
+
+/// Dates at the edges of the calendar and of the years the schemas take.
+const EDGE_DATES: &[&str] = &[
+    "0000-01-01",
+    "0000-02-29",
+    "1900-02-29",
+    "2000-02-29",
+    "2023-02-29",
+    "2024-02-29",
+    "2100-02-29",
+    "9999-12-31",
+    "2024-04-31",
+];
 
 fn arrays(schema: &Value, keys: &[String]) -> BoxedStrategy<Value> {
     if let Some(prefix) = schema.get("prefixItems").and_then(Value::as_array) {
@@ -464,6 +505,23 @@ fn objects(schema: &Value, keys: &[String]) -> BoxedStrategy<Value> {
                 .collect()
         })
         .unwrap_or_default();
+    let counted = ["minProperties", "maxProperties"]
+        .iter()
+        .any(|k| schema.get(*k).is_some());
+    if let Some(values) = schema.get("additionalProperties").filter(|_| counted) {
+        // A map with an entry count: entries around the bounds.
+        let count = |key: &str| schema.get(key).and_then(Value::as_u64).map(|n| n as usize);
+        let (min, max) = (count("minProperties").unwrap_or(0), count("maxProperties"));
+        let around = min.saturating_sub(1)..=max.map_or(min + 3, |m| m + 1);
+        let values = if values.is_object() {
+            shaped(values, keys)
+        } else {
+            any_json()
+        };
+        return prop::collection::btree_map("[a-f]{1,2}", values, around)
+            .prop_map(|entries| Value::Object(entries.into_iter().collect()))
+            .boxed();
+    }
     let extras = prop::collection::vec((extra_key(keys), any_json()), 1..3);
     (properties, prop::option::weighted(0.4, extras))
         .prop_map(|(properties, extras)| {
@@ -527,6 +585,18 @@ sound! {
     naive_date: chrono::NaiveDate;
     naive_time: chrono::NaiveTime;
     index_set: indexmap::IndexSet<String>;
+    bounded_maps: BoundedMaps;
+    naive_date_time: chrono::NaiveDateTime;
+    time_date: time::Date;
+    time_time: time::Time;
+    time_primitive_date_time: time::PrimitiveDateTime;
+    time_utc_date_time: time::UtcDateTime;
+    time_offset_date_time: time::OffsetDateTime;
+    time_utc_offset: time::UtcOffset;
+    time_duration: time::Duration;
+    time_weekday: time::Weekday;
+    time_month: time::Month;
+    decimal: rust_decimal::Decimal;
 }
 
 /// Maps validate their values through a schema-valued `additionalProperties` (parameter
@@ -534,4 +604,181 @@ sound! {
 #[test]
 fn string_map() {
     check::<HashMap<String, u16>>("string_map", "HashMap<String, u16>");
+}
+
+// ----- serialised values validate -----
+
+/// The other direction, for the types whose schema states a serialised form: every value the
+/// type's `Serialize` writes validates (generated across the type's range, edges included).
+fn serialised_values_validate<T: ToolSchema + serde::Serialize + std::fmt::Debug + 'static>(
+    name: &str,
+    values: impl Strategy<Value = T>,
+) {
+    let tool = definition::<T>();
+    let cases = Cell::new(0_u32);
+    let mut runner = TestRunner::new(config());
+    let outcome = runner.run(&values, |value| {
+        let json = serde_json::to_value(&value).expect("serialises");
+        cases.set(cases.get() + 1);
+        match tool.validate_args(&json!({ "v": json })) {
+            Ok(()) => Ok(()),
+            Err(e) => Err(TestCaseError::fail(format!(
+                "{name}: {value:?} serialises to {json}, which does not validate: {e}"
+            ))),
+        }
+    });
+    if let Err(failure) = outcome {
+        panic!("{failure}");
+    }
+    dsh_tools_tests::record_figure(
+        env!("CARGO_TARGET_TMPDIR"),
+        &format!("serialised-{name}"),
+        &format!(
+            "serialised {name}: {} generated values serialise to JSON that validates",
+            cases.get()
+        ),
+    );
+}
+
+fn chrono_date() -> impl Strategy<Value = chrono::NaiveDate> {
+    (0..=9999_i32, 1..=366_u32).prop_map(|(year, ordinal)| {
+        chrono::NaiveDate::from_yo_opt(year, ordinal)
+            .or_else(|| chrono::NaiveDate::from_yo_opt(year, 365))
+            .expect("every year has 365 days")
+    })
+}
+
+fn chrono_time() -> impl Strategy<Value = chrono::NaiveTime> {
+    (0..24_u32, 0..60_u32, 0..60_u32, nanos()).prop_map(|(h, m, s, n)| {
+        chrono::NaiveTime::from_hms_nano_opt(h, m, s, n).expect("in range")
+    })
+}
+
+/// Nanoseconds: zero, whole milliseconds and microseconds (the fraction lengths chrono and
+/// time shorten to), and anything.
+fn nanos() -> impl Strategy<Value = u32> {
+    prop_oneof![
+        Just(0_u32),
+        (0..1000_u32).prop_map(|ms| ms * 1_000_000),
+        (0..1_000_000_u32).prop_map(|us| us * 1000),
+        0..1_000_000_000_u32,
+        Just(999_999_999),
+    ]
+}
+
+fn time_dates() -> impl Strategy<Value = time::Date> {
+    (0..=9999_i32, 1..=366_u16).prop_map(|(year, ordinal)| {
+        time::Date::from_ordinal_date(year, ordinal)
+            .or_else(|_| time::Date::from_ordinal_date(year, 365))
+            .expect("every year has 365 days")
+    })
+}
+
+fn time_times() -> impl Strategy<Value = time::Time> {
+    (0..24_u8, 0..60_u8, 0..60_u8, nanos())
+        .prop_map(|(h, m, s, n)| time::Time::from_hms_nano(h, m, s, n).expect("in range"))
+}
+
+fn time_offset() -> impl Strategy<Value = time::UtcOffset> {
+    prop_oneof![Just(0), Just(93_599), Just(-93_599), -93_599..=93_599_i32]
+        .prop_map(|seconds| time::UtcOffset::from_whole_seconds(seconds).expect("in range"))
+}
+
+#[test]
+fn serialised_chrono_values_validate() {
+    serialised_values_validate("chrono-NaiveDate", chrono_date());
+    serialised_values_validate("chrono-NaiveTime", chrono_time());
+    serialised_values_validate(
+        "chrono-NaiveDateTime",
+        (chrono_date(), chrono_time()).prop_map(|(d, t)| d.and_time(t)),
+    );
+    serialised_values_validate(
+        "chrono-DateTime-Utc",
+        (chrono_date(), chrono_time()).prop_map(|(d, t)| d.and_time(t).and_utc()),
+    );
+}
+
+#[test]
+fn serialised_time_values_validate() {
+    serialised_values_validate("time-Date", time_dates());
+    serialised_values_validate("time-Time", time_times());
+    serialised_values_validate(
+        "time-PrimitiveDateTime",
+        (time_dates(), time_times()).prop_map(|(d, t)| time::PrimitiveDateTime::new(d, t)),
+    );
+    serialised_values_validate(
+        "time-UtcDateTime",
+        (time_dates(), time_times()).prop_map(|(d, t)| time::UtcDateTime::new(d, t)),
+    );
+    serialised_values_validate(
+        "time-OffsetDateTime",
+        (time_dates(), time_times(), time_offset())
+            .prop_map(|(d, t, o)| time::PrimitiveDateTime::new(d, t).assume_offset(o)),
+    );
+    serialised_values_validate("time-UtcOffset", time_offset());
+    serialised_values_validate(
+        "time-Duration",
+        (
+            -999_999_999_999_999_999..=999_999_999_999_999_999_i64,
+            0..1_000_000_000_i32,
+        )
+            .prop_map(|(s, n)| time::Duration::new(s, if s < 0 { -n } else { n })),
+    );
+    serialised_values_validate(
+        "time-Weekday",
+        prop::sample::select(vec![time::Weekday::Monday, time::Weekday::Sunday]),
+    );
+    serialised_values_validate(
+        "time-Month",
+        (1..=12_u8).prop_map(|m| time::Month::try_from(m).expect("a month")),
+    );
+}
+
+#[test]
+fn serialised_decimals_validate() {
+    // Magnitudes below 10^28 (the schema's 28 integer digits), every scale.
+    let mantissa = prop_oneof![
+        -9_999_999_999_999_999_999_999_999_999..=9_999_999_999_999_999_999_999_999_999_i128,
+        -1000..=1000_i128,
+    ];
+    serialised_values_validate(
+        "rust_decimal-Decimal",
+        (mantissa, 0..=28_u32)
+            .prop_map(|(m, scale)| rust_decimal::Decimal::from_i128_with_scale(m, scale)),
+    );
+}
+
+#[test]
+fn serialised_bounded_maps_validate() {
+    let labels = prop::collection::hash_map("[a-z]{0,3}", any::<u8>(), 1..=3);
+    let rest = prop::option::of(prop::collection::btree_map(".{0,3}", ".{0,3}", 0..=1));
+    serialised_values_validate(
+        "bounded-maps",
+        (labels, rest).prop_map(|(labels, rest)| BoundedMaps { labels, rest }),
+    );
+}
+
+/// The extremes of the forms: the last and first instants with the widest offsets, the longest
+/// fractions, the largest decimals and durations the schemas take.
+#[test]
+fn edge_values_validate_and_deserialise() {
+    fn both<T: ToolSchema + DeserializeOwned + 'static>(value: Value) {
+        let args = json!({ "v": value });
+        definition::<T>()
+            .validate_args(&args)
+            .unwrap_or_else(|e| panic!("{args} does not validate: {e}"));
+        dsh_tools::__private::deserialize_args::<Wrap<T>>(&args)
+            .unwrap_or_else(|e| panic!("{args} does not deserialise: {e}"));
+    }
+    both::<time::OffsetDateTime>(json!("9999-12-31 23:59:59.999999999 -25:59:59"));
+    both::<time::OffsetDateTime>(json!("0000-01-01 00:00:00.0 +25:59:59"));
+    both::<time::OffsetDateTime>(json!("2000-02-29 12:00:00.5 -00:00:00"));
+    both::<time::UtcDateTime>(json!("9999-12-31 23:59:59.9"));
+    both::<time::Duration>(json!("-999999999999999999.999999999"));
+    both::<time::Duration>(json!("-0.000000001"));
+    both::<chrono::NaiveDateTime>(json!("0000-02-29T00:00:00.123456789"));
+    both::<rust_decimal::Decimal>(json!(
+        "-9999999999999999999999999999.99999999999999999999999999999"
+    ));
+    both::<rust_decimal::Decimal>(json!("0.00000000000000000000000000005"));
 }

@@ -42,6 +42,11 @@ pub(crate) fn args_struct(
     let idents: Vec<&Ident> = params.iter().map(|(p, _, _)| &p.ident).collect();
     let names: Vec<String> = idents.iter().map(|i| i.to_string()).collect();
     let types: Vec<&Type> = params.iter().map(|(p, _, _)| &p.ty).collect();
+    // A `#[schema(with = "path")]` parameter's type needs no `ToolSchema` of its own.
+    let schema_types = params
+        .iter()
+        .filter(|(p, _, _)| !p.has_schema_override())
+        .map(|(p, _, _)| &p.ty);
     let serde_bound = (!types.is_empty()).then(|| {
         let ser: Vec<String> = types
             .iter()
@@ -86,7 +91,7 @@ pub(crate) fn args_struct(
         #[automatically_derived]
         impl #krate::schema::ToolSchema for #ident
         where
-            #(for<'__g> #types: #krate::schema::ToolSchema,)*
+            #(for<'__g> #schema_types: #krate::schema::ToolSchema,)*
         {
             const SCHEMA: #krate::schema::SchemaSpec =
                 #krate::schema::SchemaSpec::object(&[#(#properties),*]);
@@ -125,7 +130,11 @@ pub(crate) fn args_struct(
 pub(crate) fn assertions(sig: &ToolSig, krate: &TokenStream, include_output: bool) -> TokenStream {
     let params = sig.model_params().map(|(param, _, _)| {
         let ty = &param.ty;
-        quote_spanned!(ty.span()=> #krate::__private::assert_parameter::<#ty>();)
+        if param.has_schema_override() {
+            quote_spanned!(ty.span()=> #krate::__private::assert_deserialize::<#ty>();)
+        } else {
+            quote_spanned!(ty.span()=> #krate::__private::assert_parameter::<#ty>();)
+        }
     });
     let output = sig
         .output
@@ -146,8 +155,8 @@ fn out_type(output: &Output, krate: &TokenStream) -> TokenStream {
 
 /// How the body is invoked: `super::read_file` or `__this.grep`.
 pub(crate) enum Callee<'a> {
-    /// A free function, called from its companion module.
-    Free(&'a Ident),
+    /// A free function: its companion module's `Tool::__start`.
+    Free,
     /// A method, called on the `Arc<Self>` the closure holds.
     Method(&'a Ident),
 }
@@ -171,20 +180,7 @@ pub(crate) fn builder(
         .map(|t| quote!(.timeout_ms(#t)));
     let concurrency = concurrency(sig, krate);
     let presenters = presenters(sig, krate);
-    let annotations = sig.options.has_annotations().then(|| {
-        let o = &sig.options;
-        let (r, d, i, w) = (
-            hint(o.read_only),
-            hint(o.destructive),
-            hint(o.idempotent),
-            hint(o.open_world),
-        );
-        quote! {
-            .annotations(#krate::ToolAnnotations {
-                read_only_hint: #r, destructive_hint: #d, idempotent_hint: #i, open_world_hint: #w,
-            })
-        }
-    });
+    let annotations = annotations(sig, krate).map(|a| quote!(.annotations(#a)));
     let execute = execute(sig, krate, callee);
     let out = out_type(&sig.output, krate);
     let p = quote!(#krate::__private);
@@ -280,6 +276,66 @@ fn presenters(sig: &ToolSig, krate: &TokenStream) -> TokenStream {
 
 /// The body closure: read the arguments, fetch host state, call, convert the outcome.
 fn execute(sig: &ToolSig, krate: &TokenStream, callee: Callee<'_>) -> TokenStream {
+    let value_ty = quote!(#krate::__private::serde_json::Value);
+    let ident = match callee {
+        // A free tool's body is started by `Tool::__start` (synchronous) and awaited by the
+        // facade's generic helpers (shared with the `Tool` trait's `call`), so the macro emits
+        // no async block of its own.
+        Callee::Free => {
+            let p = quote!(#krate::__private);
+            let finish = super::value::run_helper(sig, krate);
+            let write = match &sig.output {
+                // Already the JSON value.
+                Output::Content { .. } => quote!(::core::result::Result::Ok),
+                Output::Unit | Output::Value(_) | Output::Result(_) => {
+                    quote!(move |__o| __value(&__o))
+                }
+            };
+            return quote! {
+                move |__args: ::std::sync::Arc<#value_ty>, __ctx: #krate::ToolRunContext| {
+                    let __value = __out.value;
+                    #p::run_free(
+                        __args,
+                        __ctx,
+                        __in.read,
+                        |__a, __ctx| #finish(Tool::__start(__a, __ctx)),
+                        #write,
+                    )
+                }
+            };
+        }
+        Callee::Method(ident) => ident,
+    };
+    let (states, call_args) = call_parts(sig, krate);
+    let (capture, call) = (
+        quote!(let __this = ::std::sync::Arc::clone(&__this);),
+        quote!(__this.#ident(#(#call_args),*)),
+    );
+    let p = quote!(#krate::__private);
+    let finish = match &sig.output {
+        Output::Result(_) => quote!(#p::result_with(#call.await, __out.value)),
+        Output::Unit | Output::Value(_) => quote!((__out.value)(&#call.await)),
+        Output::Content { fallible: true } => quote!(#p::result_value(#call.await)),
+        Output::Content { fallible: false } => quote!(#p::output_value(&#call.await)),
+    };
+    quote! {
+        move |__args: ::std::sync::Arc<#krate::__private::serde_json::Value>, __ctx: #krate::ToolRunContext| {
+            #capture
+            async move {
+                let __a = (__in.read)(&__args)?;
+                #(#states)*
+                #finish
+            }
+        }
+    }
+}
+
+/// How the body is called with an arguments value `__a` and a context `__ctx` in scope: the
+/// statements that fetch host state (`?` on a `ToolError`), and the call's arguments.
+pub(crate) fn call_parts(
+    sig: &ToolSig,
+    krate: &TokenStream,
+) -> (Vec<TokenStream>, Vec<TokenStream>) {
     let mut states = Vec::new();
     let call_args = sig
         .params
@@ -302,28 +358,23 @@ fn execute(sig: &ToolSig, krate: &TokenStream, callee: Callee<'_>) -> TokenStrea
             }
         });
     let call_args: Vec<TokenStream> = call_args.collect();
-    let (capture, call) = match callee {
-        Callee::Free(ident) => (quote!(), quote!(super::#ident(#(#call_args),*))),
-        Callee::Method(ident) => (
-            quote!(let __this = ::std::sync::Arc::clone(&__this);),
-            quote!(__this.#ident(#(#call_args),*)),
-        ),
-    };
-    let p = quote!(#krate::__private);
-    let finish = match &sig.output {
-        Output::Result(_) => quote!(#p::result_with(#call.await, __out.value)),
-        Output::Unit | Output::Value(_) => quote!((__out.value)(&#call.await)),
-        Output::Content { fallible: true } => quote!(#p::result_value(#call.await)),
-        Output::Content { fallible: false } => quote!(#p::output_value(&#call.await)),
-    };
-    quote! {
-        move |__args: ::std::sync::Arc<#krate::__private::serde_json::Value>, __ctx: #krate::ToolRunContext| {
-            #capture
-            async move {
-                let __a = (__in.read)(&__args)?;
-                #(#states)*
-                #finish
+    (states, call_args)
+}
+
+/// The `ToolAnnotations` of the options, if any is set.
+pub(crate) fn annotations(sig: &ToolSig, krate: &TokenStream) -> Option<TokenStream> {
+    let o = &sig.options;
+    o.has_annotations().then(|| {
+        let (r, d, i, w) = (
+            hint(o.read_only),
+            hint(o.destructive),
+            hint(o.idempotent),
+            hint(o.open_world),
+        );
+        quote! {
+            #krate::ToolAnnotations {
+                read_only_hint: #r, destructive_hint: #d, idempotent_hint: #i, open_world_hint: #w,
             }
         }
-    }
+    })
 }

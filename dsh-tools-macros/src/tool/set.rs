@@ -93,7 +93,10 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         );
     }
     let methods = methods(&mut block, &mut errors);
-    let generated: Vec<String> = methods.iter().map(|m| m.args.to_string()).collect();
+    let generated: Vec<(String, &str)> = methods
+        .iter()
+        .map(|m| (m.args.to_string(), "the arguments struct"))
+        .collect();
     for method in &methods {
         check::shadowing(&method.sig, &generated, false, &mut errors);
     }

@@ -89,6 +89,8 @@ pub(crate) struct ToolSig {
     pub(crate) params: Vec<Param>,
     /// The output.
     pub(crate) output: Output,
+    /// The return type as written (`()` for none).
+    pub(crate) return_type: Type,
     /// The options.
     pub(crate) options: ToolOptions,
 }
@@ -102,6 +104,14 @@ impl ToolSig {
             } => Some((p, wire.as_str(), description.as_deref())),
             _ => None,
         })
+    }
+}
+
+impl Param {
+    /// Whether the parameter's schema comes from `#[schema(with = "path")]` (its type then
+    /// needs no `ToolSchema` of its own).
+    pub(crate) fn has_schema_override(&self) -> bool {
+        matches!(&self.kind, ParamKind::Model { constraints, .. } if constraints.with.is_some())
     }
 }
 
@@ -140,6 +150,10 @@ pub(crate) fn analyse(
         description,
         params,
         output,
+        return_type: match &sig.output {
+            syn::ReturnType::Default => syn::parse_quote!(()),
+            syn::ReturnType::Type(_, ty) => (**ty).clone(),
+        },
         options,
     }
 }

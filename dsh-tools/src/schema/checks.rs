@@ -92,7 +92,7 @@ pub(super) fn none_apply(checks: &Checks, path: &str, what: &str) -> Result<(), 
         return Ok(());
     }
     fail(format!(
-        "{path}: constraint attributes do not apply to {what} (`range` applies to numbers, `length` to strings and arrays, `regex`/`email`/`url`/`format` to strings)"
+        "{path}: constraint attributes do not apply to {what} (`range` applies to numbers, `length` to strings, arrays and maps, `regex`/`email`/`url`/`format` to strings)"
     ))
 }
 
@@ -168,6 +168,26 @@ pub(super) fn array(
     }
     if checks.unique_items {
         out.insert("uniqueItems".into(), true.into());
+    }
+    Ok(())
+}
+
+/// `minProperties`, `maxProperties` (a map's number of entries).
+pub(super) fn map(
+    out: &mut Map<String, Value>,
+    checks: &Checks,
+    path: &str,
+) -> Result<(), JsonSchemaError> {
+    if has_numeric(checks) || has_textual(checks) || checks.unique_items {
+        return fail(format!(
+            "{path}: only `length` applies to a map (`range`, `regex` and `format` apply to its values' types)"
+        ));
+    }
+    if let Some(min) = checks.min_length {
+        out.insert("minProperties".into(), min.into());
+    }
+    if let Some(max) = checks.max_length {
+        out.insert("maxProperties".into(), max.into());
     }
     Ok(())
 }

@@ -13,7 +13,9 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Number, Value};
 
-use super::spec::{Additional, Checks, Literal, Meta, Property, SchemaSpec, SizeBounds, SpecKind};
+use super::spec::{
+    Additional, Checks, Literal, Meta, Property, SchemaSpec, SizeBounds, SpecKind, is_map,
+};
 use super::{checks, recursion};
 use crate::error::JsonSchemaError;
 use crate::subset::{Vocabulary, assert_supported_in};
@@ -232,7 +234,11 @@ impl Compiler {
                 return self.compile(inner, path, description.or(spec.meta.description), checks);
             }
             SpecKind::Any => {
-                checks::none_apply(&checks, path, "any JSON value")?;
+                checks::none_apply(
+                    &checks,
+                    path,
+                    "any JSON value (`serde_json::Value` has no type for them to constrain: use a typed Rust type, or `#[schema(with = \"path\")]`)",
+                )?;
                 annotate(&mut out, &spec.meta, description);
             }
             SpecKind::Null => {
@@ -322,8 +328,19 @@ impl Compiler {
                     out.shift_remove("maxItems");
                 }
             }
-            SpecKind::Object { .. } => {
-                checks::none_apply(&checks, path, "an object")?;
+            SpecKind::Object {
+                properties,
+                flatten,
+                additional,
+            } => {
+                let map = is_map(properties, flatten, additional);
+                if !map {
+                    checks::none_apply(
+                        &checks,
+                        path,
+                        "a struct (an object with named properties)",
+                    )?;
+                }
                 let merged = merge_properties(spec, path)?;
                 out.insert("type".into(), "object".into());
                 annotate(&mut out, &spec.meta, description);
@@ -340,6 +357,9 @@ impl Compiler {
                 out.insert("additionalProperties".into(), additional);
                 if !merged.properties.is_empty() {
                     self.emit_properties(&mut out, &merged.properties, path)?;
+                }
+                if map && mode == Mode::Parameters {
+                    checks::map(&mut out, &checks, path)?;
                 }
             }
             SpecKind::OneOf(variants) => {

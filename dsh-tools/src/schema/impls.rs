@@ -34,7 +34,7 @@ use super::spec::{
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has no tool schema",
     label = "this type cannot be described to a model",
-    note = "derive it with `#[derive(ToolSchema)]`, implement it by hand, or use a type that implements `ToolSchema` (std scalars, String, Vec, sets, tuples, Option, maps with String keys, serde_json::Value, and behind features uuid, chrono, url, indexmap)"
+    note = "derive it with `#[derive(ToolSchema)]`, implement it by hand, or use a type that implements `ToolSchema` (std scalars, String, Vec, sets, tuples, Option, maps with String keys, serde_json::Value, and behind features uuid, chrono, time, url, rust_decimal, indexmap)"
 )]
 pub trait ToolSchema {
     /// The type's schema.
@@ -108,7 +108,7 @@ impl ToolSchema for char {
     const SCHEMA: SchemaSpec = SchemaSpec::new(SpecKind::String(SizeBounds::exactly(1)));
 }
 
-const STRING: SchemaSpec = SchemaSpec::new(SpecKind::String(SizeBounds::NONE));
+pub(super) const STRING: SchemaSpec = SchemaSpec::new(SpecKind::String(SizeBounds::NONE));
 
 impl ToolSchema for String {
     const SCHEMA: SchemaSpec = STRING;
@@ -156,7 +156,7 @@ impl<T: ToolSchema> ToolSchema for VecDeque<T> {
 
 /// A set: an array whose items are unique under JSON equality (`uniqueItems`). serde would read
 /// duplicates into a set silently; the schema refuses them, which is narrower.
-const fn set_of(items: &'static SchemaSpec) -> SchemaSpec {
+pub(super) const fn set_of(items: &'static SchemaSpec) -> SchemaSpec {
     SchemaSpec::new(SpecKind::Array {
         items: Some(items),
         size: SizeBounds::NONE,
@@ -286,7 +286,7 @@ impl ToolSchema for Duration {
 }
 
 /// A string with a `format`.
-pub(crate) const fn formatted(format: &'static str) -> SchemaSpec {
+pub(super) const fn formatted(format: &'static str) -> SchemaSpec {
     STRING.with_checks(Checks {
         format: Some(format),
         ..Checks::NONE
@@ -308,53 +308,4 @@ impl ToolSchema for IpAddr {
 
 impl<T: ToolSchema + ?Sized> ToolSchema for &T {
     const SCHEMA: SchemaSpec = T::SCHEMA;
-}
-
-#[cfg(feature = "uuid")]
-impl ToolSchema for uuid::Uuid {
-    /// The hyphenated form (uuid's serde also reads the simple, braced and URN forms: narrower).
-    const SCHEMA: SchemaSpec = formatted("uuid");
-}
-
-#[cfg(feature = "url")]
-impl ToolSchema for url::Url {
-    const SCHEMA: SchemaSpec = formatted("uri");
-}
-
-#[cfg(feature = "indexmap")]
-impl<T: ToolSchema, S> ToolSchema for indexmap::IndexMap<String, T, S> {
-    const SCHEMA: SchemaSpec = <HashMap<String, T>>::SCHEMA;
-}
-
-#[cfg(feature = "indexmap")]
-impl<T: ToolSchema, S> ToolSchema for indexmap::IndexSet<T, S> {
-    const SCHEMA: SchemaSpec = set_of(&SchemaSpec::lazy(|| &T::SCHEMA));
-}
-
-#[cfg(feature = "chrono")]
-mod chrono_impls {
-    use super::{Checks, STRING, SchemaSpec, ToolSchema, formatted};
-
-    /// RFC 3339 `date-time` without a leap second and with an upper-case `T` (chrono refuses the
-    /// lower-case one; `:60` it reads into a leap nanosecond only at the end of a minute).
-    const DATE_TIME: SchemaSpec = formatted("date-time").with_checks(Checks {
-        pattern: Some("^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:[0-5]\\d"),
-        ..Checks::NONE
-    });
-
-    impl<Tz: chrono::TimeZone> ToolSchema for chrono::DateTime<Tz> {
-        const SCHEMA: SchemaSpec = DATE_TIME;
-    }
-
-    impl ToolSchema for chrono::NaiveDate {
-        const SCHEMA: SchemaSpec = formatted("date");
-    }
-
-    impl ToolSchema for chrono::NaiveTime {
-        /// `HH:MM:SS[.fraction]`, no offset.
-        const SCHEMA: SchemaSpec = STRING.with_checks(Checks {
-            pattern: Some("^([01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(\\.\\d{1,9})?$"),
-            ..Checks::NONE
-        });
-    }
 }

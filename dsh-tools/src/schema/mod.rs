@@ -12,6 +12,7 @@
 
 mod checks;
 mod compile;
+mod external;
 mod impls;
 mod recursion;
 mod spec;

@@ -103,9 +103,9 @@ pub struct Checks {
     pub exclusive_maximum: Option<Literal>,
     /// `multipleOf`.
     pub multiple_of: Option<Literal>,
-    /// `minLength` (strings, in code points) / `minItems` (arrays).
+    /// `minLength` (strings, in code points) / `minItems` (arrays) / `minProperties` (maps).
     pub min_length: Option<u64>,
-    /// `maxLength` / `maxItems`.
+    /// `maxLength` / `maxItems` / `maxProperties`.
     pub max_length: Option<u64>,
     /// `pattern` (ECMA-262).
     pub pattern: Option<&'static str>,
@@ -474,7 +474,14 @@ const fn check_applies(spec: &SchemaSpec, checks: &Checks) {
     let textual = checks.pattern.is_some() || checks.format.is_some();
     match spec.value_kind() {
         // Not known until the spec is compiled; checked then.
-        SpecKind::Lazy(_) | SpecKind::Any | SpecKind::OneOf(_) => {}
+        SpecKind::Lazy(_) | SpecKind::OneOf(_) => {}
+        SpecKind::Any => {
+            if numeric || length || textual || checks.unique_items {
+                panic!(
+                    "#[schema]: this value is any JSON (`serde_json::Value`), which has no type for `range`, `length`, `regex` or `format` to constrain: give it a typed Rust type (a number, a string, a collection), or its own schema with `#[schema(with = \"path\")]`"
+                );
+            }
+        }
         SpecKind::Integer(_) | SpecKind::Number(_) => {
             if length || textual || checks.unique_items {
                 panic!(
@@ -494,6 +501,17 @@ const fn check_applies(spec: &SchemaSpec, checks: &Checks) {
                 );
             }
         }
+        SpecKind::Object {
+            properties,
+            flatten,
+            additional,
+        } if is_map(properties, flatten, *additional) => {
+            if numeric || textual || checks.unique_items {
+                panic!(
+                    "#[schema]: only `length` (its number of entries) applies to a map (`range`, `regex` and `format` apply to its values' types)"
+                );
+            }
+        }
         SpecKind::Boolean
         | SpecKind::Null
         | SpecKind::Enum(_)
@@ -502,9 +520,19 @@ const fn check_applies(spec: &SchemaSpec, checks: &Checks) {
         | SpecKind::Optional(_) => {
             if numeric || length || textual || checks.unique_items {
                 panic!(
-                    "#[schema]: constraints apply to numbers (`range`), strings (`length`, `regex`, `email`, `url`, `format`) and arrays (`length`), not to booleans, enums, objects or maps"
+                    "#[schema]: constraints apply to numbers (`range`), strings (`length`, `regex`, `email`, `url`, `format`), arrays and maps (`length`), not to booleans, enums or structs"
                 );
             }
         }
     }
+}
+
+/// Whether an object spec is a map (no declared properties, any keys): `length` bounds its
+/// number of entries (`minProperties`/`maxProperties`).
+pub(crate) const fn is_map(
+    properties: &[Property],
+    flatten: &[&SchemaSpec],
+    additional: Additional,
+) -> bool {
+    properties.is_empty() && flatten.is_empty() && !matches!(additional, Additional::Deny)
 }

@@ -77,6 +77,10 @@ pub(crate) struct ObjectNode {
     /// The schema of undeclared properties (a map's values, [`Vocabulary::Parameters`] only;
     /// [`ANY`] otherwise).
     pub(crate) extra: NodeId,
+    /// `minProperties`.
+    pub(crate) min_props: Option<Bound>,
+    /// `maxProperties`.
+    pub(crate) max_props: Option<Bound>,
 }
 
 /// A declared property.
@@ -385,12 +389,15 @@ impl<'a> Compiler<'a> {
                     Some(values @ Value::Object(_)) => self.reserve(values),
                     _ => ANY,
                 };
-                return Node::Object(ObjectNode::new(
+                let mut object = ObjectNode::new(
                     props,
                     required,
                     schema.get("additionalProperties") == Some(&Value::Bool(false)),
                     extra,
-                ));
+                );
+                object.min_props = number("minProperties");
+                object.max_props = number("maxProperties");
+                return Node::Object(object);
             }
             Some("array") => {
                 let prefix: Box<[NodeId]> = match schema.get("prefixItems") {
@@ -496,7 +503,21 @@ impl ObjectNode {
             required,
             closed,
             extra,
+            min_props: None,
+            max_props: None,
         }
+    }
+
+    /// Whether an object of `count` entries satisfies `minProperties` and `maxProperties`.
+    #[inline(always)]
+    pub(crate) fn count_ok(&self, count: usize) -> bool {
+        self.min_props
+            .as_ref()
+            .is_none_or(|min| min.cmp_count(count) != std::cmp::Ordering::Less)
+            && self
+                .max_props
+                .as_ref()
+                .is_none_or(|max| max.cmp_count(count) != std::cmp::Ordering::Greater)
     }
 
     /// The declared property named `key`, trying the property after the previous hit first

@@ -27,10 +27,20 @@ enum Shape {
     Ref(usize),
     /// `oneOf` branches.
     OneOf(Vec<usize>),
-    /// Required properties, and the tuple prefix and items a minimal array must hold.
-    Needs(Vec<usize>),
+    /// Required properties, and the tuple prefix and items a minimal array must hold (`all`),
+    /// plus the further entries `minProperties` asks for beyond the required ones (`more`).
+    Needs { all: Vec<usize>, more: Option<More> },
     /// Accepts some value whatever the other nodes say (scalars, `{}`, empty containers).
     Leaf,
+}
+
+/// The entries an object needs beyond its required properties (`minProperties`): `count` of
+/// the optional declared properties `candidates`, or any number of values of `values` (the
+/// schema of undeclared keys; `None` when the object is closed).
+struct More {
+    count: usize,
+    candidates: Vec<usize>,
+    values: Option<usize>,
 }
 
 /// The schema nodes of a document, found by walking schema positions from the root.
@@ -107,27 +117,12 @@ pub(crate) fn problems(root: &Value, refs: &[&Value]) -> Vec<(usize, Problem)> {
             }
         }
     }
-    // Productive nodes (having a finite instance): a least fixpoint.
-    let mut productive = vec![false; count];
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for id in 0..count {
-            if productive[id] {
-                continue;
-            }
-            let now = match shape(id) {
-                Shape::Leaf => true,
-                Shape::Ref(target) => productive[*target],
-                Shape::OneOf(branches) => branches.iter().any(|b| productive[*b]),
-                Shape::Needs(children) => children.iter().all(|c| productive[*c]),
-            };
-            if now {
-                productive[id] = true;
-                changed = true;
-            }
-        }
-    }
+    // Productive nodes (having a finite instance): a least fixpoint. A node that has no
+    // instance even when cycles may support themselves (the greatest fixpoint) is unsatisfiable
+    // on its own (a closed object that needs more entries than it can hold): that is no
+    // recursion problem, and like contradictory bounds it is not reported here.
+    let productive = fixpoint(count, &shape, false);
+    let satisfiable = fixpoint(count, &shape, true);
     let mut out = Vec::new();
     for (index, node) in refs.iter().enumerate() {
         let Some(&id) = graph.index.get(&std::ptr::from_ref(*node)) else {
@@ -135,11 +130,45 @@ pub(crate) fn problems(root: &Value, refs: &[&Value]) -> Vec<(usize, Problem)> {
         };
         if on_cycle[id] {
             out.push((index, Problem::Unguarded));
-        } else if !productive[id] {
+        } else if !productive[id] && satisfiable[id] {
             out.push((index, Problem::NoBaseCase));
         }
     }
     out
+}
+
+/// Which nodes have an instance: the least fixpoint over the shapes (a finite instance), or
+/// the greatest (`greatest`: an instance if cycles may support themselves, so what fails it
+/// fails on its own, not through recursion).
+fn fixpoint<'s>(count: usize, shape: &impl Fn(usize) -> &'s Shape, greatest: bool) -> Vec<bool> {
+    let mut holds = vec![greatest; count];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for id in 0..count {
+            if holds[id] != greatest {
+                continue;
+            }
+            let now = match shape(id) {
+                Shape::Leaf => true,
+                Shape::Ref(target) => holds[*target],
+                Shape::OneOf(branches) => branches.iter().any(|b| holds[*b]),
+                Shape::Needs { all, more } => {
+                    all.iter().all(|c| holds[*c])
+                        && more.as_ref().is_none_or(|more| {
+                            more.values.is_some_and(|v| holds[v])
+                                || more.candidates.iter().filter(|c| holds[**c]).count()
+                                    >= more.count
+                        })
+                }
+            };
+            if now != greatest {
+                holds[id] = now;
+                changed = true;
+            }
+        }
+    }
+    holds
 }
 
 /// The shape of one node, registering its sub-schemas.
@@ -168,19 +197,41 @@ fn shape_of<'a>(
         return Shape::OneOf(branches.iter().map(|b| graph.id(b, pending)).collect());
     }
     let mut needs = Vec::new();
+    let mut more = None;
     let properties = map.get("properties").and_then(Value::as_object);
-    for schema in properties.into_iter().flat_map(|p| p.values()) {
-        graph.id(schema, pending);
-    }
-    if let Some(Value::Array(names)) = map.get("required") {
-        for name in names.iter().filter_map(Value::as_str) {
-            if let Some(schema) = properties.and_then(|p| p.get(name)) {
-                needs.push(graph.id(schema, pending));
-            }
+    let required: Vec<&str> = match map.get("required") {
+        Some(Value::Array(names)) => names.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    };
+    let mut candidates = Vec::new();
+    for (name, schema) in properties.into_iter().flatten() {
+        let id = graph.id(schema, pending);
+        if required.contains(&name.as_str()) {
+            needs.push(id);
+        } else {
+            candidates.push(id);
         }
     }
-    if let Some(values @ Value::Object(_)) = map.get("additionalProperties") {
-        graph.id(values, pending);
+    let values = match map.get("additionalProperties") {
+        Some(values @ Value::Object(_)) => Some(Some(graph.id(values, pending))),
+        Some(Value::Bool(false)) => Some(None),
+        // Undeclared keys take any value.
+        _ => None,
+    };
+    // Without `type`, the assertions apply to objects and arrays only: `null` always fits.
+    let typed = map.contains_key("type");
+    let min_properties = map
+        .get("minProperties")
+        .and_then(Value::as_f64)
+        .map_or(0, |n| n as usize);
+    if let Some(values) = values
+        && min_properties > needs.len()
+    {
+        more = Some(More {
+            count: min_properties - needs.len(),
+            candidates,
+            values,
+        });
     }
     let min_items = map
         .get("minItems")
@@ -203,10 +254,10 @@ fn shape_of<'a>(
             needs.push(id);
         }
     }
-    if needs.is_empty() {
+    if !typed || (needs.is_empty() && more.is_none()) {
         Shape::Leaf
     } else {
-        Shape::Needs(needs)
+        Shape::Needs { all: needs, more }
     }
 }
 
@@ -258,5 +309,39 @@ mod tests {
             verdicts(&tuple, &["#/prefixItems/0"]),
             vec![(0, Problem::NoBaseCase)]
         );
+        // Without `type`, `null` satisfies the assertions: a base case.
+        let typeless = json!({"prefixItems": [{"$ref": "#"}], "items": false, "minItems": 1});
+        assert_eq!(verdicts(&typeless, &["#/prefixItems/0"]), vec![]);
+    }
+
+    #[test]
+    fn min_properties_counts_the_entries_a_minimal_object_needs() {
+        // A map of itself that must hold an entry: no finite value.
+        let map = json!({"$defs": {"T": {"type": "object", "additionalProperties": {"$ref": "#/$defs/T"}, "minProperties": 1}}, "$ref": "#/$defs/T"});
+        assert_eq!(
+            verdicts(&map, &["#", "#/$defs/T/additionalProperties"]),
+            vec![(0, Problem::NoBaseCase), (1, Problem::NoBaseCase)]
+        );
+        let bounded_above = json!({"$defs": {"T": {"type": "object", "additionalProperties": {"$ref": "#/$defs/T"}, "maxProperties": 1}}, "$ref": "#/$defs/T"});
+        assert_eq!(
+            verdicts(&bounded_above, &["#/$defs/T/additionalProperties"]),
+            vec![]
+        );
+        // An optional string property (or, when open, any undeclared key) is the base case.
+        let with_leaf = json!({"type": "object", "properties": {"a": {"$ref": "#"}, "b": {"type": "string"}}, "additionalProperties": false, "minProperties": 1});
+        assert_eq!(verdicts(&with_leaf, &["#/properties/a"]), vec![]);
+        let open =
+            json!({"type": "object", "properties": {"a": {"$ref": "#"}}, "minProperties": 1});
+        assert_eq!(verdicts(&open, &["#/properties/a"]), vec![]);
+        // Closed, and the only way to reach two entries goes through the recursion.
+        let closed = json!({"type": "object", "properties": {"a": {"$ref": "#"}, "b": {"type": "string"}}, "additionalProperties": false, "minProperties": 2});
+        assert_eq!(
+            verdicts(&closed, &["#/properties/a"]),
+            vec![(0, Problem::NoBaseCase)]
+        );
+        // A closed object that cannot hold the entries it needs is unsatisfiable on its own:
+        // no recursion problem (like contradictory bounds, it is not reported here).
+        let unsatisfiable = json!({"$defs": {"N": {"type": "object", "properties": {"a": {"type": "object", "additionalProperties": false, "minProperties": 1}}, "required": ["a"]}}, "$ref": "#/$defs/N"});
+        assert_eq!(verdicts(&unsatisfiable, &["#"]), vec![]);
     }
 }

@@ -101,6 +101,7 @@ impl CompiledSchema {
             Node::Any => shallow_any(value),
             Node::Scalar(node) => Some(scalar_ok(node, value)),
             Node::Object(node) => match value {
+                Value::Object(map) if !node.count_ok(map.len()) => Some(false),
                 Value::Object(map) if map.is_empty() => Some(node.required.is_empty()),
                 Value::Object(_) => None,
                 _ => Some(false),

@@ -92,6 +92,105 @@ fn digits(b: &[u8]) -> Option<u32> {
     })
 }
 
+/// Byte classes, one bit each, looked up in [`CLASSES`].
+const HEX: u8 = 1;
+/// Letters, digits and `-` (hostname labels).
+const LABEL: u8 = 2;
+/// RFC 5322 `atext`.
+const ATEXT: u8 = 4;
+/// RFC 3986 `pchar` without `%` (unreserved, sub-delims, `:`, `@`).
+const PCHAR: u8 = 8;
+/// RFC 3986 `unreserved` (the host characters of a registered name).
+const UNRESERVED: u8 = 16;
+
+/// The class bits of every byte.
+const CLASSES: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        let alnum = b.is_ascii_alphanumeric();
+        let mut bits = 0;
+        if b.is_ascii_hexdigit() {
+            bits |= HEX;
+        }
+        if alnum || b == b'-' {
+            bits |= LABEL;
+        }
+        if alnum
+            || matches!(
+                b,
+                b'!' | b'#'
+                    | b'$'
+                    | b'%'
+                    | b'&'
+                    | b'\''
+                    | b'*'
+                    | b'+'
+                    | b'-'
+                    | b'/'
+                    | b'='
+                    | b'?'
+                    | b'^'
+                    | b'_'
+                    | b'`'
+                    | b'{'
+                    | b'|'
+                    | b'}'
+                    | b'~'
+            )
+        {
+            bits |= ATEXT;
+        }
+        let unreserved = alnum || matches!(b, b'-' | b'.' | b'_' | b'~');
+        if unreserved {
+            bits |= UNRESERVED;
+        }
+        if unreserved
+            || matches!(
+                b,
+                b'!' | b'$'
+                    | b'&'
+                    | b'\''
+                    | b'('
+                    | b')'
+                    | b'*'
+                    | b'+'
+                    | b','
+                    | b';'
+                    | b'='
+                    | b':'
+                    | b'@'
+            )
+        {
+            bits |= PCHAR;
+        }
+        table[c] = bits;
+        c += 1;
+    }
+    table
+};
+
+/// Whether byte `c` is in `class`.
+#[inline(always)]
+fn is(c: u8, class: u8) -> bool {
+    CLASSES[usize::from(c)] & class != 0
+}
+
+/// `s` split at the first `byte` (an ASCII delimiter, so both halves are `str`s).
+#[inline]
+fn split_once_byte(s: &str, byte: u8) -> Option<(&str, &str)> {
+    let i = s.bytes().position(|c| c == byte)?;
+    Some((s.get(..i)?, s.get(i + 1..)?))
+}
+
+/// `s` split at the last `byte`.
+#[inline]
+fn rsplit_once_byte(s: &str, byte: u8) -> Option<(&str, &str)> {
+    let i = s.bytes().rposition(|c| c == byte)?;
+    Some((s.get(..i)?, s.get(i + 1..)?))
+}
+
 fn is_leap(year: u32) -> bool {
     year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400))
 }
@@ -213,29 +312,43 @@ fn is_uuid(b: &[u8]) -> bool {
     b.len() == 36
         && b.iter().enumerate().all(|(i, c)| match i {
             8 | 13 | 18 | 23 => *c == b'-',
-            _ => c.is_ascii_hexdigit(),
+            _ => is(*c, HEX),
         })
 }
 
 /// RFC 1123 hostname: dot-separated labels of 1–63 letters, digits and hyphens, no label
 /// starting or ending with a hyphen, at most 253 characters.
 fn is_hostname(s: &str) -> bool {
-    let s = s.strip_suffix('.').unwrap_or(s);
-    !s.is_empty()
-        && s.len() <= 253
-        && s.split('.').all(|label| {
-            let b = label.as_bytes();
-            (1..=63).contains(&b.len())
-                && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'-')
-                && b.first() != Some(&b'-')
-                && b.last() != Some(&b'-')
-        })
+    let b = s.as_bytes();
+    let b = b.strip_suffix(b".").unwrap_or(b);
+    if b.is_empty() || b.len() > 253 {
+        return false;
+    }
+    // One pass: each label 1–63 letters, digits and hyphens, not starting or ending with `-`.
+    let mut label = 0usize;
+    let mut previous = b'.';
+    for &c in b {
+        if c == b'.' {
+            if label == 0 || previous == b'-' {
+                return false;
+            }
+            label = 0;
+        } else {
+            let starts_with_hyphen = label == 0 && c == b'-';
+            if !is(c, LABEL) || starts_with_hyphen || label == 63 {
+                return false;
+            }
+            label += 1;
+        }
+        previous = c;
+    }
+    label > 0 && previous != b'-'
 }
 
 /// RFC 5321 mailbox: a dot-atom or quoted local part, `@`, then a hostname or an address
 /// literal (`[192.0.2.1]`, `[IPv6:…]`).
 fn is_email(s: &str) -> bool {
-    let Some((local, domain)) = s.rsplit_once('@') else {
+    let Some((local, domain)) = rsplit_once_byte(s, b'@') else {
         return false;
     };
     let local_ok = if let Some(quoted) = local.strip_prefix('"').and_then(|l| l.strip_suffix('"')) {
@@ -249,13 +362,13 @@ fn is_email(s: &str) -> bool {
             escaped || (c.is_ascii() && c != '"' && (!c.is_ascii_control() || c == '\t'))
         }) && !escaped
     } else {
-        !local.is_empty()
-            && local.split('.').all(|atom| {
-                !atom.is_empty()
-                    && atom
-                        .bytes()
-                        .all(|c| c.is_ascii_alphanumeric() || b"!#$%&'*+-/=?^_`{|}~".contains(&c))
-            })
+        // A dot-atom: `atext` runs joined by single dots.
+        let b = local.as_bytes();
+        !b.is_empty()
+            && b.first() != Some(&b'.')
+            && b.last() != Some(&b'.')
+            && !b.windows(2).any(|w| w == b"..")
+            && b.iter().all(|&c| c == b'.' || is(c, ATEXT))
     };
     let domain_ok = match domain.strip_prefix('[').and_then(|d| d.strip_suffix(']')) {
         Some(literal) => match literal.strip_prefix("IPv6:") {
@@ -269,7 +382,7 @@ fn is_email(s: &str) -> bool {
 
 /// RFC 3986 `URI` (absolute, fragment allowed), narrowed to what the `url` crate accepts too.
 fn is_uri(s: &str) -> bool {
-    let Some((scheme, rest)) = s.split_once(':') else {
+    let Some((scheme, rest)) = split_once_byte(s, b':') else {
         return false;
     };
     let mut scheme_bytes = scheme.bytes();
@@ -278,15 +391,14 @@ fn is_uri(s: &str) -> bool {
     {
         return false;
     }
-    let (rest, fragment) = match rest.split_once('#') {
+    let (rest, fragment) = match split_once_byte(rest, b'#') {
         Some((rest, fragment)) => (rest, Some(fragment)),
         None => (rest, None),
     };
-    let (hier, query) = match rest.split_once('?') {
+    let (hier, query) = match split_once_byte(rest, b'?') {
         Some((hier, query)) => (hier, Some(query)),
         None => (rest, None),
     };
-    let pchar = |c: u8| c.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@".contains(&c);
     let encoded_ok = |part: &str, extra: &[u8]| {
         let b = part.as_bytes();
         let mut i = 0;
@@ -294,12 +406,12 @@ fn is_uri(s: &str) -> bool {
             if c == b'%' {
                 if !b
                     .get(i + 1..i + 3)
-                    .is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit))
+                    .is_some_and(|h| h.iter().all(|&c| is(c, HEX)))
                 {
                     return false;
                 }
                 i += 3;
-            } else if pchar(c) || extra.contains(&c) {
+            } else if is(c, PCHAR) || extra.contains(&c) {
                 i += 1;
             } else {
                 return false;
@@ -311,19 +423,18 @@ fn is_uri(s: &str) -> bool {
     {
         return false;
     }
-    let needs_host = matches!(
-        scheme.to_ascii_lowercase().as_str(),
-        "http" | "https" | "ws" | "wss" | "ftp"
-    );
+    let needs_host = ["http", "https", "ws", "wss", "ftp"]
+        .iter()
+        .any(|special| scheme.eq_ignore_ascii_case(special));
     let Some(after) = hier.strip_prefix("//") else {
         return !needs_host && encoded_ok(hier, b"/");
     };
-    let (authority, path) = match after.find('/') {
+    let (authority, path) = match after.bytes().position(|c| c == b'/') {
         Some(slash) => after.split_at(slash),
         None => (after, ""),
     };
     let file = scheme.eq_ignore_ascii_case("file");
-    let host_port = match authority.rsplit_once('@') {
+    let host_port = match rsplit_once_byte(authority, b'@') {
         // The `url` crate refuses credentials (and ports) in `file:` URLs.
         Some(_) if file => return false,
         Some((userinfo, host_port)) => {
@@ -336,7 +447,7 @@ fn is_uri(s: &str) -> bool {
     };
     let literal = host_port.starts_with('[');
     let (host, port) = if let Some(v6) = host_port.strip_prefix('[') {
-        let Some((literal, after)) = v6.split_once(']') else {
+        let Some((literal, after)) = split_once_byte(v6, b']') else {
             return false;
         };
         if literal.parse::<Ipv6Addr>().is_err() {
@@ -350,7 +461,7 @@ fn is_uri(s: &str) -> bool {
             },
         }
     } else {
-        match host_port.rsplit_once(':') {
+        match rsplit_once_byte(host_port, b':') {
             Some((host, port)) => (host, Some(port)),
             None => (host_port, None),
         }
@@ -358,11 +469,8 @@ fn is_uri(s: &str) -> bool {
     // A special scheme's host whose last label is numeric is an IPv4 address to the `url`
     // crate: require the dotted-quad form.
     let special = needs_host || file;
-    let last = host
-        .trim_end_matches('.')
-        .rsplit('.')
-        .next()
-        .unwrap_or_default();
+    let trimmed = host.trim_end_matches('.');
+    let last = rsplit_once_byte(trimmed, b'.').map_or(trimmed, |(_, last)| last);
     let numeric = last.bytes().all(|c| c.is_ascii_digit())
         || last.get(..2).is_some_and(|p| p.eq_ignore_ascii_case("0x"));
     if special && !literal && !host.is_empty() && numeric && host.parse::<Ipv4Addr>().is_err() {
@@ -375,11 +483,8 @@ fn is_uri(s: &str) -> bool {
     let port_ok = port.is_none_or(|p| {
         !file && (p.is_empty() || digits(p.as_bytes()).is_some_and(|n| n <= 65535))
     });
-    let host_ok = (literal
-        || host
-            .bytes()
-            .all(|c| c.is_ascii_alphanumeric() || b"-._~".contains(&c)))
-        && !(needs_host && host.is_empty());
+    let host_ok =
+        (literal || host.bytes().all(|c| is(c, UNRESERVED))) && !(needs_host && host.is_empty());
     port_ok && host_ok && encoded_ok(path, b"/")
 }
 
@@ -463,6 +568,26 @@ mod tests {
             for s in *invalid {
                 assert!(!format.is_valid(s), "{format:?} {s}");
             }
+        }
+    }
+
+    #[test]
+    fn byte_classes_are_the_rfc_sets() {
+        for c in 0..=255u8 {
+            let alnum = c.is_ascii_alphanumeric();
+            assert_eq!(is(c, HEX), c.is_ascii_hexdigit(), "{c}");
+            assert_eq!(is(c, LABEL), alnum || c == b'-', "{c}");
+            assert_eq!(
+                is(c, ATEXT),
+                alnum || b"!#$%&'*+-/=?^_`{|}~".contains(&c),
+                "{c}"
+            );
+            assert_eq!(is(c, UNRESERVED), alnum || b"-._~".contains(&c), "{c}");
+            assert_eq!(
+                is(c, PCHAR),
+                alnum || b"-._~!$&'()*+,;=:@".contains(&c),
+                "{c}"
+            );
         }
     }
 

@@ -10,7 +10,8 @@
 //! [`Vocabulary::Reference`] is exactly the subset of the reference implementation;
 //! [`Vocabulary::Output`] adds tuples and local `$ref`s (what Rust output types need);
 //! [`Vocabulary::Parameters`] adds the assertions typed parameters need: numeric bounds,
-//! `multipleOf`, lengths, `pattern` (ECMA-262), `format`, `uniqueItems` and map values.
+//! `multipleOf`, lengths, `pattern` (ECMA-262), `format`, `uniqueItems`, entry counts and map
+//! values.
 //! [`is_supported`] is the allocation-free verdict of the same rules (the Code Mode SDK and the
 //! dialects ask it), and [`resolve_ref`] the one `$ref` resolver.
 //!
@@ -37,6 +38,7 @@ mod compiled;
 mod cycles;
 mod fast;
 mod format;
+mod linear;
 mod messages;
 mod pattern;
 mod refs;
@@ -77,8 +79,8 @@ pub enum Vocabulary {
     /// Parameter schemas: [`Vocabulary::Output`] plus the assertions typed parameters and
     /// their constraint attributes need: `minimum`, `maximum`, `exclusiveMinimum`,
     /// `exclusiveMaximum`, `multipleOf` (numbers), `minLength`, `maxLength`, `pattern`, `format`
-    /// (strings), `minItems`, `maxItems`, `uniqueItems` (arrays) and a schema-valued
-    /// `additionalProperties` (the values of a map).
+    /// (strings), `minItems`, `maxItems`, `uniqueItems` (arrays), `minProperties`,
+    /// `maxProperties` and a schema-valued `additionalProperties` (objects, maps).
     Parameters,
 }
 
@@ -125,6 +127,8 @@ pub const PARAMETER_KEYWORDS: &[&str] = &[
     "minItems",
     "maxItems",
     "uniqueItems",
+    "minProperties",
+    "maxProperties",
 ];
 
 /// The reference-only keywords: `$ref` (a local reference) and `$defs` (the definitions it
@@ -178,7 +182,7 @@ impl Vocabulary {
                 "type/oneOf/properties/required/additionalProperties/items/prefixItems/enum/const/$ref/$defs"
             }
             Self::Parameters => {
-                "type/oneOf/properties/required/additionalProperties/items/prefixItems/enum/const/minimum/maximum/exclusiveMinimum/exclusiveMaximum/multipleOf/minLength/maxLength/pattern/format/minItems/maxItems/uniqueItems/$ref/$defs"
+                "type/oneOf/properties/required/additionalProperties/items/prefixItems/enum/const/minimum/maximum/exclusiveMinimum/exclusiveMaximum/multipleOf/minLength/maxLength/pattern/format/minItems/maxItems/uniqueItems/minProperties/maxProperties/$ref/$defs"
             }
         }
     }
@@ -199,7 +203,9 @@ impl Vocabulary {
 /// ```
 pub fn allowed_types(key: &str) -> &'static [&'static str] {
     match key {
-        "properties" | "required" | "additionalProperties" => &["object"],
+        "properties" | "required" | "additionalProperties" | "minProperties" | "maxProperties" => {
+            &["object"]
+        }
         "items" | "prefixItems" | "minItems" | "maxItems" | "uniqueItems" => &["array"],
         "enum" | "const" => &["string", "number", "integer", "boolean", "null"],
         "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" | "multipleOf" => {

@@ -12,14 +12,21 @@
 //! alternation whose branches overlap textually (`(a|a)*`, `(a|ab)+`). The screen is a syntactic
 //! one: it refuses the known catastrophic shapes, not every slow pattern; what it lets through
 //! runs in time polynomial in the string's length, of a degree bounded by the number of
-//! unbounded quantifiers in a row (`docs/CONTRACTS.md`, "Schema vocabulary").
+//! unbounded quantifiers in a row (`docs/CONTRACTS.md`, "Schema vocabulary"). The common
+//! shapes (a run of single-character atoms anchored at the start, like `^[\w.-]+/[\w.-]+$`)
+//! skip the engine: [`super::linear`] decides them in one pass, with the same answers.
 
 use std::fmt;
+
+use super::linear::Linear;
 
 /// A compiled `pattern`.
 #[derive(Clone)]
 pub(crate) struct Pattern {
     pub(crate) regex: regress::Regex,
+    /// The one-pass matcher of the common shapes, when the pattern has one (see
+    /// [`super::linear`]).
+    linear: Option<Linear>,
     /// The pattern as written (for messages).
     pub(crate) source: Box<str>,
 }
@@ -43,6 +50,7 @@ impl Pattern {
         }
         Ok(Self {
             regex,
+            linear: Linear::compile(source),
             source: source.into(),
         })
     }
@@ -50,7 +58,10 @@ impl Pattern {
     /// Whether the pattern matches somewhere in `text`.
     #[inline]
     pub(crate) fn is_match(&self, text: &str) -> bool {
-        self.regex.find(text).is_some()
+        match &self.linear {
+            Some(linear) => linear.is_match(text),
+            None => self.regex.find(text).is_some(),
+        }
     }
 }
 

@@ -175,6 +175,29 @@ fn enter_object<'s, 'v>(
             violations.push(missing_required(&child));
         }
     }
+    let count = map.len();
+    if let Some(min) = &node.min_props
+        && min.cmp_count(count) == Ordering::Less
+    {
+        violations.push(bound(
+            path,
+            "must have at least",
+            &min.number,
+            " properties",
+            " property",
+        ));
+    }
+    if let Some(max) = &node.max_props
+        && max.cmp_count(count) == Ordering::Greater
+    {
+        violations.push(bound(
+            path,
+            "must have at most",
+            &max.number,
+            " properties",
+            " property",
+        ));
+    }
     let mut tail = Vec::new();
     if node.closed {
         for key in map.keys() {

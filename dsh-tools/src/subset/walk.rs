@@ -13,7 +13,7 @@ use super::cycles::{self, Problem};
 use super::format::FORMAT_NAMES;
 use super::pattern::{Pattern, is_supported_pattern};
 use super::refs::resolve_schema_ref;
-use super::{ANNOTATIONS, FORMATS, SCHEMA_TYPES, Vocabulary, allowed_types};
+use super::{ANNOTATIONS, FORMATS, PARAMETER_KEYWORDS, SCHEMA_TYPES, Vocabulary, allowed_types};
 use crate::json::{is_integer, is_lossless, is_lossless_number, scalar_equal};
 
 /// One step of a child path.
@@ -102,6 +102,8 @@ pub(super) const TYPELESS: &[&str] = &[
     "maxItems",
     "uniqueItems",
     "prefixItems",
+    "minProperties",
+    "maxProperties",
 ];
 
 /// Pending nodes kept inline before the stack spills to the heap.
@@ -161,7 +163,7 @@ struct Keys<'a> {
     reference: Option<&'a Value>,
     defs: Option<&'a Value>,
     /// The node's typed keywords, indexed like the vocabulary's list.
-    typed: [Option<&'a Value>; 19],
+    typed: [Option<&'a Value>; PARAMETER_KEYWORDS.len()],
 }
 
 impl<'a> Keys<'a> {
@@ -323,6 +325,7 @@ impl<'a, P: Clone> Walker<'a, P> {
                     // Each assertion applies to the values of its own type (JSON Schema).
                     return self.number_keywords(&k, &path, sink, clean)
                         && self.string_keywords(&k, &path, sink, clean)
+                        && self.count_keywords(&k, &path, sink, clean)
                         && self.array(&k, path, sink, clean);
                 }
                 return true;
@@ -424,6 +427,9 @@ impl<'a, P: Clone> Walker<'a, P> {
         clean: &mut bool,
     ) -> bool {
         let vocab = self.vocab;
+        if vocab == Vocabulary::Parameters && !self.count_keywords(k, &path, sink, clean) {
+            return false;
+        }
         self.tasks.push(Task::ObjectTail(node, path.clone()));
         if vocab == Vocabulary::Parameters
             && let Some(values @ Value::Object(_)) = k.get(vocab, "additionalProperties")
@@ -585,6 +591,25 @@ impl<'a, P: Clone> Walker<'a, P> {
         true
     }
 
+    /// `minProperties`, `maxProperties`.
+    fn count_keywords<S: Sink<Path = P>>(
+        &mut self,
+        k: &Keys<'a>,
+        path: &P,
+        sink: &mut S,
+        clean: &mut bool,
+    ) -> bool {
+        let vocab = self.vocab;
+        for key in ["minProperties", "maxProperties"] {
+            if k.get(vocab, key).is_some_and(|v| !is_count(v)) {
+                report!(sink, clean, path, |p| format!(
+                    "{p}.{key} must be a non-negative integer"
+                ));
+            }
+        }
+        true
+    }
+
     /// `minLength`, `maxLength`, `pattern`, `format`.
     fn string_keywords<S: Sink<Path = P>>(
         &mut self,
@@ -689,7 +714,8 @@ impl<'a, P: Clone> Walker<'a, P> {
     }
 }
 
-/// `minLength`/`maxLength`/`minItems`/`maxItems` must be non-negative integers (`2.0` counts).
+/// `minLength`/`maxLength`/`minItems`/`maxItems`/`minProperties`/`maxProperties` must be
+/// non-negative integers (`2.0` counts).
 fn is_count(v: &Value) -> bool {
     v.as_number().is_some_and(|n| {
         is_lossless_number(n) && is_integer(n) && n.as_f64().is_some_and(|f| f >= 0.0)
