@@ -2,8 +2,8 @@
 #![warn(missing_docs)]
 
 // The crate root declares the modules and re-exports the registry's types. Dependencies point
-// one way, each module naming only those before it: error, approval, catalog, pipeline,
-// registry, dialect, code, mcp (ARCHITECTURE.md; tests/tests/architecture/ checks it).
+// one way, each module naming only those before it: error, approval, catalog, acp, pipeline,
+// registry, dialect, provider, code, mcp (ARCHITECTURE.md; tests/tests/architecture/ checks it).
 
 #[cfg(feature = "acp")]
 pub mod acp;

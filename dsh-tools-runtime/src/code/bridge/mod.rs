@@ -94,9 +94,15 @@ pub(crate) async fn run_code(
         .ok_or_else(|| ToolError::msg(super::missing_runtime_message(registry.config().mode)))?;
     let program = args["code"].as_str().unwrap_or_default().to_owned();
     let exec = ctx.execution().clone();
-    // What is certainly wrong fails the run before any tool runs or any sandbox starts.
+    // What is certainly wrong fails the run before any tool runs or any sandbox starts. The
+    // check reads TypeScript; runtimes of other languages check their programs themselves (the
+    // Monty runtime's static check).
     let tools = binding::callable(&registry, &exec);
-    let findings = crate::code::precheck::check(&program, &tools);
+    let findings = if runtime.language() == super::flavour::TYPESCRIPT.language {
+        crate::code::precheck::check(&program, &tools)
+    } else {
+        Vec::new()
+    };
     if !findings.is_empty() {
         let mut message = format!(
             "the program was not run: {} found before it started:",
