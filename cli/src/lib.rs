@@ -64,6 +64,7 @@ mod run_cmd;
 mod schema_cmd;
 mod sdk_cmd;
 mod terminal;
+mod tokens_cmd;
 mod turn_cmd;
 
 use std::fmt;
@@ -87,6 +88,7 @@ pub use schema_cmd::{
     ArgsCommand, ArgsValidateArgs, SchemaCheckArgs, SchemaCommand, SchemaValidateArgs,
 };
 pub use sdk_cmd::{SdkArgs, SdkCommand};
+pub use tokens_cmd::TokensArgs;
 pub use turn_cmd::TurnArgs;
 
 /// The exit statuses of every command.
@@ -128,6 +130,8 @@ pub enum Command {
     Call(CallArgs),
     /// Print the Code Mode SDK (TypeScript or Python) of the example tools, of one schema, or of a list.
     Sdk(SdkArgs),
+    /// Count the tokens of a tool set: native definitions against `run_code` plus the SDK.
+    Tokens(TokensArgs),
     /// Run a Code Mode program (TypeScript in QuickJS, Python on Monty) against the example tools.
     Run(RunArgs),
     /// Continue a run that `run --suspend` suspended, approving or denying its pending calls.
@@ -150,6 +154,7 @@ impl Command {
             Self::Catalog(args) => catalog_cmd::run(args),
             Self::Call(args) => call_cmd::run(args),
             Self::Sdk(args) => sdk_cmd::run(args),
+            Self::Tokens(args) => tokens_cmd::run(args),
             Self::Run(args) => run_cmd::run(args),
             Self::Resume(args) => resume_cmd::run(args),
             Self::Repl(args) => repl_cmd::run(args),

@@ -62,6 +62,22 @@ fn any_value() -> Value {
     Value::Object(serde_json::Map::new())
 }
 
+/// Reads a JSON list of `{name, description?, parameters, output?}` (the input form of
+/// `sdk render` and `tokens`).
+pub(crate) fn read_tool_list(input: &Input) -> Result<Vec<SdkTool>, CliError> {
+    let entries: Vec<ToolEntry> = serde_json::from_value(input.read_json()?)
+        .map_err(|e| CliError::input(input, format!("not a list of tools: {e}")))?;
+    Ok(entries
+        .into_iter()
+        .map(|t| SdkTool {
+            name: t.name,
+            description: t.description,
+            parameters: t.parameters,
+            output: t.output,
+        })
+        .collect())
+}
+
 /// Prints the requested text (not JSON: these commands print TypeScript or Python).
 pub(super) fn run(args: SdkArgs) -> Result<Report, CliError> {
     let text = match args.command {
@@ -80,21 +96,9 @@ pub(super) fn run(args: SdkArgs) -> Result<Report, CliError> {
             let input = Input::new(schema);
             json_schema_to_py(&input.read_json()?)
         }
-        Some(SdkCommand::Render { tools }) => {
-            let input = Input::json(tools);
-            let entries: Vec<ToolEntry> = serde_json::from_value(input.read_json()?)
-                .map_err(|e| CliError::input(&input, format!("not a list of tools: {e}")))?;
-            let sdk: Vec<SdkTool> = entries
-                .into_iter()
-                .map(|t| SdkTool {
-                    name: t.name,
-                    description: t.description,
-                    parameters: t.parameters,
-                    output: t.output,
-                })
-                .collect();
-            args.language.render_sdk(&sdk)
-        }
+        Some(SdkCommand::Render { tools }) => args
+            .language
+            .render_sdk(&read_tool_list(&Input::json(tools))?),
     };
     Ok(Report {
         output: text,

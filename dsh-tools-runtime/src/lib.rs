@@ -19,6 +19,7 @@ mod pipeline;
 #[cfg(feature = "provider")]
 pub mod provider;
 mod registry;
+pub mod tokens;
 
 pub use dsh_tools;
 pub use error::{RegistryError, ToolNotFoundError};

@@ -726,9 +726,9 @@ fn exponential_ref_fan_out_stops_at_the_budget() {
 // ------------------------------------------------------------------------------- "The SDK"
 
 const EMPTY_DECLARATIONS: &str = "type JsonValue = null | boolean | number | string | JsonValue[] | {\n  [key: string]: JsonValue;\n};\n\n\
-interface ToolArgsMap {}\n\ninterface ToolOutputMap {}\n\ntype ToolName = keyof ToolOutputMap;\n\n\
+interface ToolArgsMap {}\n\ninterface ToolOutputMap {}\n\ntype ToolName = keyof ToolArgsMap;\n\n\
 declare class ToolCallError extends Error {\n  readonly name: \"ToolCallError\";\n  readonly toolName: ToolName;\n}\n\n\
-declare const tools: {\n  [K in ToolName]: (args: ToolArgsMap[K]) => Promise<ToolOutputMap[K]>;\n};";
+declare const tools: {\n  [K in ToolName]: (args: ToolArgsMap[K]) => Promise<K extends keyof ToolOutputMap ? ToolOutputMap[K] : JsonValue>;\n};";
 
 #[test]
 fn empty_tool_set() {

@@ -252,6 +252,56 @@ fn sdk_of_the_corpus_passes_tsc_strict() {
     );
 }
 
+/// The SDK of the real MCP tools corpus (`tests/fixtures/mcp-tools`, 26 servers' `tools/list`)
+/// passes `tsc --strict`, and so does a program calling one of them.
+#[test]
+fn sdk_of_the_mcp_tools_corpus_passes_tsc_strict() {
+    let Some(tsc) = tsc() else { return };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(Path::new(FIXTURES).join("../mcp-tools"))
+        .expect("the MCP tools corpus exists")
+        .map(|e| e.expect("a readable corpus entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    let mut tools = Vec::new();
+    for path in files {
+        let list: Vec<Value> =
+            serde_json::from_str(&std::fs::read_to_string(&path).expect("readable")).expect("JSON");
+        // Servers share tool names (GitHub's and GitLab's `create_issue`): a registry imports
+        // them under per-server prefixes, and so does this test.
+        let server = path
+            .file_stem()
+            .expect("a file name")
+            .to_string_lossy()
+            .into_owned();
+        tools.extend(list.into_iter().map(|t| SdkTool {
+            name: format!("{server}__{}", t["name"].as_str().expect("a name")),
+            description: t["description"].as_str().unwrap_or_default().to_owned(),
+            parameters: t["parameters"].clone(),
+            output: t.get("output").cloned().unwrap_or(json!({})),
+        }));
+    }
+    assert_eq!(tools.len(), 353);
+    let dir = scratch("mcp-tools");
+    std::fs::write(dir.join("sdk.d.ts"), sdk_declarations(&tools)).expect("write sdk");
+    std::fs::write(
+        dir.join("program.ts"),
+        "export {};\nasync function main() {\n  const page = await tools[\"notion-mcp-server__API-get-self\"]({});\n  \
+         const typed = await tools[\"server-filesystem__read_text_file\"]({ path: \"a\" });\n  \
+         const text: string | undefined = typed.content;\n  return [page, text];\n}\nvoid main;\n",
+    )
+    .expect("write program");
+    let diagnostics = compile(
+        &tsc,
+        &dir,
+        &["sdk.d.ts".to_owned(), "program.ts".to_owned()],
+    );
+    assert!(
+        diagnostics.is_empty(),
+        "tsc rejected the SDK:\n{diagnostics:#?}"
+    );
+}
+
 /// For every tool: the `json_schema_to_ts` text means exactly the SDK's AST-printed type (a
 /// mutual-assignability `Equals` check); valid examples type-check; invalid ones do not
 /// (`@ts-expect-error`).
@@ -262,11 +312,14 @@ fn text_types_and_examples_type_check() {
     let dir = scratch("examples");
     std::fs::write(dir.join("sdk.d.ts"), sdk_for(&fixtures)).expect("write sdk");
     let mut check = String::from(
-        "export {};\ntype Equals<X, Y> = (<T>() => T extends X ? 1 : 2) extends (<T>() => T extends Y ? 1 : 2) ? true : false;\n",
+        "export {};\ntype Equals<X, Y> = (<T>() => T extends X ? 1 : 2) extends (<T>() => T extends Y ? 1 : 2) ? true : false;\n\
+         type OutputOf<K> = K extends keyof ToolOutputMap ? ToolOutputMap[K] : JsonValue;\n",
     );
     let (mut equal, mut within, mut valid, mut invalid) = (0, 0, 0, 0);
     for (i, f) in fixtures.iter().enumerate() {
         let key = serde_json::to_string(&f.tool.name).unwrap();
+        // A tool whose output is any JSON value has no `ToolOutputMap` member (`OutputOf`).
+        let output = format!("OutputOf<{key}>");
         let args_text = json_schema_to_ts(&f.tool.parameters, 0);
         let output_text = json_schema_to_ts(&f.tool.output, 0);
         let _ = writeln!(
@@ -276,20 +329,25 @@ fn text_types_and_examples_type_check() {
         );
         for (what, text, map) in [
             ("Args", &args_text, "ToolArgsMap"),
-            ("Output", &output_text, "ToolOutputMap"),
+            ("Output", &output_text, "Output"),
         ] {
+            let sdk_type = if map == "Output" {
+                output.clone()
+            } else {
+                format!("{map}[{key}]")
+            };
             if text.contains("unknown") {
                 // A recursive schema: the text cuts the cycle with `unknown`, the SDK declares a
                 // recursive alias — the SDK type must be assignable to the text type.
                 let _ = writeln!(
                     check,
-                    "const {what}Within{i}: [{map}[{key}]] extends [{what}{i}] ? true : false = true;"
+                    "const {what}Within{i}: [{sdk_type}] extends [{what}{i}] ? true : false = true;"
                 );
                 within += 1;
             } else {
                 let _ = writeln!(
                     check,
-                    "const {what}Equal{i}: Equals<{what}{i}, {map}[{key}]> = true;"
+                    "const {what}Equal{i}: Equals<{what}{i}, {sdk_type}> = true;"
                 );
                 equal += 1;
             }
@@ -299,10 +357,7 @@ fn text_types_and_examples_type_check() {
             valid += 1;
         }
         for (j, v) in f.valid_output.iter().enumerate() {
-            let _ = writeln!(
-                check,
-                "const validOutput{i}_{j}: ToolOutputMap[{key}] = {v};"
-            );
+            let _ = writeln!(check, "const validOutput{i}_{j}: {output} = {v};");
             valid += 1;
         }
         for (j, v) in f.invalid.iter().enumerate() {

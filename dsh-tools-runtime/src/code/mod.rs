@@ -14,9 +14,11 @@
 
 mod bridge;
 mod clock;
+pub mod cost;
 mod dispatch_log;
 pub mod durable;
 mod events;
+mod fence;
 pub mod flavour;
 mod host_work;
 #[cfg(feature = "python")]

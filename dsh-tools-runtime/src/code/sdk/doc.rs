@@ -61,10 +61,13 @@ pub(crate) fn member_doc(schema: &Value, root: &Value) -> Option<String> {
     let description = own
         .description
         .or_else(|| ref_description(own.reference?, root));
-    if description.is_none() && tags.is_empty() {
+    let mut text = description.map(collapse_js_whitespace).unwrap_or_default();
+    for branch in own.branches.and_then(Value::as_array).into_iter().flatten() {
+        push_branch_description(&mut text, branch);
+    }
+    if text.is_empty() && tags.is_empty() {
         return None;
     }
-    let mut text = description.map(collapse_js_whitespace).unwrap_or_default();
     if !text.is_empty() && !tags.is_empty() {
         text.push(' ');
     }
@@ -137,6 +140,22 @@ impl<'a> Scan<'a> {
     }
 }
 
+/// Appends the description of one `anyOf`/`oneOf` branch of a member (a branch type has no doc
+/// line of its own, so its description joins the member's), unless the text already holds it.
+fn push_branch_description(text: &mut String, branch: &Value) {
+    let Some(description) = branch.get("description").and_then(Value::as_str) else {
+        return;
+    };
+    let description = collapse_js_whitespace(description);
+    if description.is_empty() || text.contains(&description) {
+        return;
+    }
+    if !text.is_empty() {
+        text.push(' ');
+    }
+    text.push_str(&description);
+}
+
 /// The description of a `$ref` target, following up to [`REF_HOPS`] references.
 fn ref_description<'a>(reference: &'a Value, root: &'a Value) -> Option<&'a str> {
     let mut reference = reference;
@@ -199,6 +218,26 @@ mod tests {
         assert_eq!(
             member_doc(&json!({"pattern": "^a.*/$"}), &root).as_deref(),
             Some("@pattern ^a.*\\/$")
+        );
+    }
+
+    #[test]
+    fn branch_descriptions_join_the_member_doc() {
+        let root = json!({});
+        let member = json!({"anyOf": [
+            {"type": "object", "description": "Sort criteria."},
+            {"type": "string", "description": "The same, as JSON text."},
+            {"type": "null", "description": "Sort criteria."}
+        ]});
+        assert_eq!(
+            member_doc(&member, &root).as_deref(),
+            Some("Sort criteria. The same, as JSON text.")
+        );
+        let own =
+            json!({"description": "How to sort.", "oneOf": [{"description": "Sort criteria."}]});
+        assert_eq!(
+            member_doc(&own, &root).as_deref(),
+            Some("How to sort. Sort criteria.")
         );
     }
 

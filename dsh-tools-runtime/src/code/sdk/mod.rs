@@ -7,8 +7,8 @@
 //!   and what cannot be typed degrades to `unknown` where it stands. A `$ref` cycle is cut with
 //!   `unknown` in this text; the SDK declares it as a named recursive alias (`$TreeEntry`).
 //! - [`render_tools_sdk`]: the `tools:sdk` prompt section — [`INSTRUCTIONS`] and the
-//!   declarations (`JsonValue`, `ToolArgsMap`, `ToolOutputMap`, `ToolName`, `ToolCallError`,
-//!   `tools`), built as a swc TypeScript AST and printed by `swc_ecma_codegen`.
+//!   declarations (`JsonValue`, `ToolArgsMap`, `ToolOutputMap` of the typed outputs, `ToolName`,
+//!   `ToolCallError`, `tools`), built as a swc TypeScript AST and printed by `swc_ecma_codegen`.
 //!
 //! How it works: a schema is lowered once into a flat arena of type nodes (`ir`) — by the
 //! reference transcription (`reference`) when the schema lies in the subset, else by the wide

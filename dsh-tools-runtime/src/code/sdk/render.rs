@@ -8,18 +8,19 @@ use swc_common::DUMMY_SP;
 use swc_common::comments::SingleThreadedComments;
 use swc_ecma_ast::{
     BindingIdent, Class, ClassDecl, ClassMember, ClassProp, Decl, Expr, IdentName, ModuleItem, Pat,
-    PropName, Stmt, TsFnOrConstructorType, TsFnParam, TsFnType, TsIndexSignature,
-    TsIndexedAccessType, TsInterfaceBody, TsInterfaceDecl, TsMappedType, TsType, TsTypeAliasDecl,
-    TsTypeElement, TsTypeLit, TsTypeOperator, TsTypeOperatorOp, TsTypeParam,
+    PropName, Stmt, TsConditionalType, TsFnOrConstructorType, TsFnParam, TsFnType,
+    TsIndexSignature, TsIndexedAccessType, TsInterfaceBody, TsInterfaceDecl, TsMappedType, TsType,
+    TsTypeAliasDecl, TsTypeElement, TsTypeLit, TsTypeOperator, TsTypeOperatorOp, TsTypeParam,
     TsUnionOrIntersectionType, TsUnionType, VarDecl, VarDeclKind, VarDeclarator,
 };
 
 use super::INSTRUCTIONS;
 use super::ast::{AstBuilder, annotation, ident, keyword, property, string, type_ref};
 use super::doc::doc_text;
-use super::ir::{Kw, Types};
+use super::ir::{Kw, TyId, Types};
 use super::print::print_items;
 use super::ts_type::lower;
+use crate::code::fence::push_fenced;
 
 /// One tool as the SDK sees it.
 #[derive(Debug, Clone, PartialEq)]
@@ -61,7 +62,8 @@ pub fn sdk_tool_from(def: &ToolDefinition) -> SdkTool {
 }
 
 /// The SDK section: [`INSTRUCTIONS`], then a fenced `ts` block holding the `JsonValue` alias
-/// and the declarations ([`sdk_declarations`]).
+/// and the declarations ([`sdk_declarations`]). The fence is longer than any run of backticks
+/// in the declarations (three when there is none).
 ///
 /// Tools are sorted by name in UTF-16 code-unit order (equal names keep their input order);
 /// the text is byte-identical for the same input.
@@ -82,19 +84,21 @@ pub fn sdk_tool_from(def: &ToolDefinition) -> SdkTool {
 ///     "interface ToolArgsMap {\n  /** Read a file. */\n  read_file: {\n    path: string;\n  } & Record<string, JsonValue>;\n}"
 /// ));
 /// assert!(sdk.contains("interface ToolOutputMap {\n  read_file: string;\n}"));
-/// assert!(sdk.ends_with("[K in ToolName]: (args: ToolArgsMap[K]) => Promise<ToolOutputMap[K]>;\n};\n```"));
+/// assert!(sdk.ends_with(
+///     "[K in ToolName]: (args: ToolArgsMap[K]) => Promise<K extends keyof ToolOutputMap ? ToolOutputMap[K] : JsonValue>;\n};\n```"
+/// ));
 /// ```
 pub fn render_tools_sdk(tools: &[SdkTool]) -> String {
     let declarations = sdk_declarations(tools);
     let mut out = String::with_capacity(INSTRUCTIONS.len() + declarations.len() + 16);
     out.push_str(INSTRUCTIONS);
-    out.push_str("\n\n```ts\n");
-    out.push_str(&declarations);
-    out.push_str("\n```");
+    out.push_str("\n\n");
+    push_fenced(&mut out, "ts", &declarations);
     out
 }
 
-/// The TypeScript inside the SDK section's fence: `JsonValue`, `ToolArgsMap`, `ToolOutputMap`,
+/// The TypeScript inside the SDK section's fence: `JsonValue`, `ToolArgsMap`, `ToolOutputMap`
+/// (the tools whose output is typed),
 /// `ToolName`, `ToolCallError`, `tools`, separated by blank lines, then the aliases the types
 /// need: `$Name` for each recursive schema (a `$ref` cycle, e.g. `type $TreeEntry = { …;
 /// children?: $TreeEntry[] }`) and `DeepType<n>` for types nested too deep to print in one piece.
@@ -117,12 +121,16 @@ pub fn sdk_declarations(tools: &[SdkTool]) -> String {
         };
         args.push(property(span, &tool.name, false, ty));
         let id = lower(&mut types, &tool.output);
-        outputs.push(property(
-            DUMMY_SP,
-            &tool.name,
-            false,
-            builder.ty(&types, id),
-        ));
+        if id != TyId::JSON {
+            // The output schema's own description has no member of its own to stand on.
+            let span = match tool.output.get("description").and_then(Value::as_str) {
+                Some(description) if !description.trim().is_empty() => {
+                    builder.doc_span(&doc_text(description))
+                }
+                _ => DUMMY_SP,
+            };
+            outputs.push(property(span, &tool.name, false, builder.ty(&types, id)));
+        }
     }
     let mut items = vec![
         alias("JsonValue", json_value()),
@@ -133,7 +141,7 @@ pub fn sdk_declarations(tools: &[SdkTool]) -> String {
             Box::new(TsType::TsTypeOperator(TsTypeOperator {
                 span: DUMMY_SP,
                 op: TsTypeOperatorOp::KeyOf,
-                type_ann: type_ref("ToolOutputMap", None),
+                type_ann: type_ref("ToolArgsMap", None),
             })),
         ),
         tool_call_error(),
@@ -238,7 +246,8 @@ fn tool_call_error() -> ModuleItem {
     }))
 }
 
-/// `declare const tools: { [K in ToolName]: (args: ToolArgsMap[K]) => Promise<ToolOutputMap[K]>; }`.
+/// `declare const tools: { [K in ToolName]: (args: ToolArgsMap[K]) => Promise<K extends keyof
+/// ToolOutputMap ? ToolOutputMap[K] : JsonValue>; }`.
 fn tools_const() -> ModuleItem {
     let indexed = |map: &str| {
         Box::new(TsType::TsIndexedAccessType(TsIndexedAccessType {
@@ -248,6 +257,19 @@ fn tools_const() -> ModuleItem {
             index_type: type_ref("K", None),
         }))
     };
+    // `K extends keyof ToolOutputMap ? ToolOutputMap[K] : JsonValue`: a tool whose output is
+    // any JSON value has no `ToolOutputMap` member.
+    let output = Box::new(TsType::TsConditionalType(TsConditionalType {
+        span: DUMMY_SP,
+        check_type: type_ref("K", None),
+        extends_type: Box::new(TsType::TsTypeOperator(TsTypeOperator {
+            span: DUMMY_SP,
+            op: TsTypeOperatorOp::KeyOf,
+            type_ann: type_ref("ToolOutputMap", None),
+        })),
+        true_type: indexed("ToolOutputMap"),
+        false_type: type_ref("JsonValue", None),
+    }));
     let function = TsType::TsFnOrConstructorType(TsFnOrConstructorType::TsFnType(TsFnType {
         span: DUMMY_SP,
         params: vec![TsFnParam::Ident(BindingIdent {
@@ -255,7 +277,7 @@ fn tools_const() -> ModuleItem {
             type_ann: Some(annotation(indexed("ToolArgsMap"))),
         })],
         type_params: None,
-        type_ann: annotation(type_ref("Promise", Some(vec![indexed("ToolOutputMap")]))),
+        type_ann: annotation(type_ref("Promise", Some(vec![output]))),
     }));
     let mapped = TsType::TsMappedType(TsMappedType {
         span: DUMMY_SP,

@@ -10,6 +10,7 @@ use super::lower::Lowerer;
 use super::names::{ClassNames, camel, is_method_name};
 use super::print::{Imports, type_text, write_class};
 use super::text::{comment, docstring, write_string};
+use crate::code::fence::push_fenced;
 use crate::code::sdk::SdkTool;
 
 /// The `ToolCallError` class of the SDK.
@@ -41,9 +42,8 @@ pub fn render_tools_sdk_py(tools: &[SdkTool]) -> String {
     let declarations = sdk_declarations_py(tools);
     let mut out = String::with_capacity(INSTRUCTIONS_PY.len() + declarations.len() + 20);
     out.push_str(INSTRUCTIONS_PY);
-    out.push_str("\n\n```python\n");
-    out.push_str(&declarations);
-    out.push_str("```");
+    out.push_str("\n\n");
+    push_fenced(&mut out, "python", &declarations);
     out
 }
 

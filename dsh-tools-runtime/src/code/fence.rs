@@ -1,0 +1,57 @@
+//! The fence around an SDK's declarations (`docs/CONTRACTS.md`, "The SDK"): a run of backticks
+//! longer than any inside the text, so a description quoting a ```` ``` ```` block cannot close the
+//! section early.
+
+/// Appends to `out` the fenced block of `body` with `info` (`ts`, `python`): the fence is three
+/// backticks, or one more than the longest run of backticks in `body`. The closing fence stands
+/// on its own line.
+pub(crate) fn push_fenced(out: &mut String, info: &str, body: &str) {
+    let fence = "`".repeat(longest_backtick_run(body).max(2) + 1);
+    out.push_str(&fence);
+    out.push_str(info);
+    out.push('\n');
+    out.push_str(body);
+    if !body.ends_with('\n') {
+        out.push('\n');
+    }
+    out.push_str(&fence);
+}
+
+fn longest_backtick_run(text: &str) -> usize {
+    let mut longest = 0;
+    let mut run = 0;
+    for byte in text.bytes() {
+        if byte == b'`' {
+            run += 1;
+            longest = longest.max(run);
+        } else {
+            run = 0;
+        }
+    }
+    longest
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fenced(info: &str, body: &str) -> String {
+        let mut out = String::new();
+        push_fenced(&mut out, info, body);
+        out
+    }
+
+    #[test]
+    fn three_backticks_unless_the_body_has_a_longer_run() {
+        assert_eq!(fenced("ts", "type A = 1;"), "```ts\ntype A = 1;\n```");
+        assert_eq!(
+            fenced("ts", "/** `a` ``b`` */\n"),
+            "```ts\n/** `a` ``b`` */\n```"
+        );
+        assert_eq!(fenced("ts", "/** ```sh */"), "````ts\n/** ```sh */\n````");
+        assert_eq!(
+            fenced("python", "x = '`````'\n"),
+            "``````python\nx = '`````'\n``````"
+        );
+    }
+}
