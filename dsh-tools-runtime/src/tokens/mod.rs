@@ -12,6 +12,10 @@
 //! assert!(tokens::count("Read a file.") > 0);
 //! assert_eq!(tokens::estimate("abcde"), 2);
 //! ```
+//!
+//! [`budget`] cuts a result's model-facing content to a number of tokens, by structure.
+
+pub mod budget;
 
 /// The tokenizer [`count`] uses: `"o200k_base"`, or `"bytes/4"` without the feature `tokens`.
 #[cfg(feature = "tokens")]
