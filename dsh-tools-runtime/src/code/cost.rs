@@ -5,7 +5,7 @@
 //! (`{"type":"function","function":{"name","description","parameters"}}`, the description left
 //! out when empty, the parameter schema as registered); the Code Mode form is the `run_code`
 //! definition in the same shape plus the `tools:sdk` section of the flavour. Counts use
-//! [`tokens::count`](crate::tokens::count).
+//! [`crate::tokens::count`].
 //!
 //! ```
 //! use dsh_tools_runtime::code::cost::tool_set_cost;
