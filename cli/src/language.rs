@@ -58,6 +58,15 @@ impl Language {
         }
     }
 
+    /// The language a continuation names (`typescript`, `python`).
+    pub fn named(name: &str) -> Option<Self> {
+        match name {
+            "typescript" => Some(Self::Typescript),
+            "python" => Some(Self::Python),
+            _ => None,
+        }
+    }
+
     /// The SDK section of `tools` in this language.
     pub fn render_sdk(self, tools: &[SdkTool]) -> String {
         match self {

@@ -53,12 +53,21 @@ pub(super) fn run(args: ResumeArgs) -> Result<Report, CliError> {
     } else {
         Decision::Deny
     };
+    // The continuation names its language (it is authenticated first; nothing is spent).
+    let language = durability
+        .language_of(&continuation)
+        .map_err(|e| CliError::input(&input, e))?;
+    let language = crate::Language::named(&language).ok_or_else(|| {
+        CliError::new(format!(
+            "the continuation is of a {language} program: this build resumes typescript and python"
+        ))
+    })?;
     let start = Durable::Resume {
         continuation,
         decision,
         suspend: args.suspend,
     };
-    let outcome = CodeHost::new(args.yes, &args.mcp, crate::Language::Typescript)?
+    let outcome = CodeHost::new(args.yes, &args.mcp, language)?
         .run_durable(start, &durability)
         .map_err(|e| CliError::input(&input, e))?;
     outcome_report(outcome, args.json)

@@ -8,8 +8,9 @@
 //! With `--suspend`, a call that asks for approval suspends the run instead of prompting: the
 //! command prints the pending calls and the continuation (with `--json`:
 //! `{"suspended": {"continuation": "...", "pending": [...]}}`) and exits with status 3;
-//! `dsh-tools resume` continues it (see [`crate::resume_cmd`]). Durable runs are TypeScript
-//! programs' for now: `--suspend` with a Python program is refused before anything runs.
+//! `dsh-tools resume` continues it (see [`crate::resume_cmd`]). A TypeScript run resumes by
+//! replay; a Python run's paused interpreter (paused in its worker process) travels in the
+//! continuation.
 
 use std::io::IsTerminal as _;
 use std::path::PathBuf;
@@ -304,11 +305,6 @@ pub(super) fn result_text(result: &dsh_tools::exec::ToolExecutionResult) -> Stri
 /// Runs the program through `run_code`.
 pub(super) fn run(args: RunArgs) -> Result<Report, CliError> {
     let language = Language::choose(args.language, args.program.as_deref());
-    if args.suspend && language != Language::Typescript {
-        return Err(CliError::new(
-            "--suspend runs TypeScript programs only: durable Python runs are not built yet",
-        ));
-    }
     let input = Input::new(args.program);
     let program = input.read_text()?;
     let mut host = CodeHost::new(args.yes, &args.mcp, language)?;

@@ -267,3 +267,66 @@ fn the_key_comes_from_the_environment_or_a_private_key_file() {
         );
     }
 }
+
+/// [`PROGRAM`] in Python: the interpreter's paused state travels in the continuation.
+const PYTHON_PROGRAM: &str = r#"
+notes = await tools.read_file({"path": "notes.txt"})
+print("notes read")
+await tools.bash({"command": "echo a >> counter.txt", "description": "Count a"})
+print("a counted")
+second = "ran"
+try:
+    await tools.bash({"command": "echo b >> counter.txt", "description": "Count b"})
+except ToolCallError as e:
+    second = str(e)
+counted = await tools.read_file({"path": "counter.txt"})
+return {"notes": len(notes["lines"]), "second": second, "counted": [l["text"] for l in counted["lines"]]}
+"#;
+
+#[test]
+fn a_python_run_suspends_and_resumes_across_processes_running_each_call_once() {
+    let ws = Workspace::new();
+    std::fs::write(ws.dir.path().join("program.py"), PYTHON_PROGRAM).unwrap();
+    let (code, stdout, stderr) = ws.run(&["run", "program.py", "--suspend", "--json"]);
+    assert_eq!(code, 3, "{stdout}{stderr}");
+    let (first, pending) = suspended(&stdout);
+    assert_eq!(pending[0]["id"], "run-1:code:2");
+    assert_eq!(pending[0]["tool"], "bash");
+    assert_eq!(ws.counter(), None, "nothing counted before the approval");
+
+    // Another process approves, and suspends again at the second command: the read is not
+    // replayed (nothing replays a snapshot).
+    let (code, stdout, stderr) = ws.run(&["resume", &first, "--approve", "--suspend", "--json"]);
+    assert_eq!(code, 3, "{stdout}{stderr}");
+    let (second, pending) = suspended(&stdout);
+    assert_eq!(pending[0]["id"], "run-1:code:3");
+    assert!(!stderr.contains("read_file"), "{stderr}");
+    assert!(stderr.contains("run-1:code:2 bash ok"), "{stderr}");
+    assert_eq!(ws.counter().as_deref(), Some("a\n"));
+
+    // A third denies.
+    let (code, stdout, stderr) = ws.run(&["resume", &second, "--deny", "--json"]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let result: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(
+        result["value"],
+        json!({
+            "logs": ["notes read", "a counted"],
+            "result": {"notes": 2, "second": "the user rejected tool \"bash\"", "counted": ["a"]},
+        })
+    );
+    assert_eq!(ws.counter().as_deref(), Some("a\n"));
+
+    // Spent, and altered: refused, nothing runs.
+    let (code, _, stderr) = ws.run(&["resume", &first, "--approve"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("was already resumed"), "{stderr}");
+    let mut altered = second.clone().into_bytes();
+    let at = altered.len() / 2;
+    altered[at] = if altered[at] == b'A' { b'B' } else { b'A' };
+    let altered = String::from_utf8(altered).unwrap();
+    let (code, _, stderr) = ws.run(&["resume", &altered, "--approve"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("authentication failed"), "{stderr}");
+    assert_eq!(ws.counter().as_deref(), Some("a\n"));
+}

@@ -6,7 +6,10 @@
 //!   calls from the journal (no pipeline), run the approved call through the pipeline, finish;
 //! - `durable/live/<n>`: the same program run live through `execute` (its `n` calls through the
 //!   full pipeline, the asking call approved by the approval service) — the comparison;
-//! - printed: the continuation's size for each `n` and the bytes each journaled call adds.
+//! - printed: the continuation's size for each `n` and the bytes each journaled call adds;
+//! - `durable/resume-python/<n>` (feature `python`): the same program in Python on Monty, whose
+//!   continuation carries the paused interpreter instead of being replayed — resuming restores
+//!   it and runs the approved call only; printed: its continuation's size.
 //!
 //! The spent-id store of the bench spends nothing, so one continuation is resumed again and
 //! again.
@@ -50,15 +53,19 @@ impl ApprovalService for Yes {
 }
 
 fn registry() -> ToolRegistry {
-    let registry = ToolRegistry::with_config(RegistryConfig {
-        mode: PresentationMode::Code,
-        ..RegistryConfig::default()
-    });
     let config = QuickJsConfig {
         max_tool_calls: 2_000,
         ..QuickJsConfig::default()
     };
-    registry.set_code_runtime(Arc::new(QuickJsRuntime::new(config).expect("valid config")));
+    registry_on(Arc::new(QuickJsRuntime::new(config).expect("valid config")))
+}
+
+fn registry_on(runtime: Arc<dyn dsh_tools_runtime::code::CodeRuntime>) -> ToolRegistry {
+    let registry = ToolRegistry::with_config(RegistryConfig {
+        mode: PresentationMode::Code,
+        ..RegistryConfig::default()
+    });
+    registry.set_code_runtime(runtime);
     let read = ToolDefinition::builder("read")
         .description("Read one line.")
         .parameters_json(
@@ -94,6 +101,20 @@ fn input(n: usize, agent: dsh_tools::exec::ScopeId) -> ToolExecutionInput {
          await tools.write({{ path: 'notes.txt' }});\n\
          return 'done';"
     );
+    input_of(program, agent)
+}
+
+#[cfg(feature = "python")]
+fn python_input(n: usize, agent: dsh_tools::exec::ScopeId) -> ToolExecutionInput {
+    let program = format!(
+        "for i in range({n}):\n    await tools.read({{'n': i}})\n\
+         await tools.write({{'path': 'notes.txt'}})\n\
+         return 'done'"
+    );
+    input_of(program, agent)
+}
+
+fn input_of(program: String, agent: dsh_tools::exec::ScopeId) -> ToolExecutionInput {
     let mut input = ToolExecutionInput::new(
         "bench-run",
         "run_code",
@@ -169,6 +190,55 @@ fn benches(c: &mut Criterion) {
         group.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, n| {
             b.iter(|| tokio.block_on(registry.execute(input(*n, agent.id()))))
         });
+    }
+    group.finish();
+
+    #[cfg(feature = "python")]
+    python(c, &tokio, &durability);
+}
+
+/// The resume cost and continuation size of the same program in Python (a snapshot).
+#[cfg(feature = "python")]
+fn python(c: &mut Criterion, tokio: &tokio::runtime::Runtime, durability: &Durability) {
+    use dsh_tools_runtime::code::monty::{MontyConfig, MontyRuntime};
+    let config = MontyConfig {
+        max_tool_calls: 2_000,
+        ..MontyConfig::default()
+    };
+    let registry = registry_on(Arc::new(MontyRuntime::new(config).expect("valid config")));
+    let agent = registry.scope();
+    let mut group = c.benchmark_group("durable/resume-python");
+    for n in LENGTHS {
+        let outcome =
+            tokio.block_on(registry.run_code_suspendable(python_input(n, agent.id()), durability));
+        let RunOutcome::Suspended { continuation, .. } = outcome else {
+            panic!("the write suspends the run");
+        };
+        println!(
+            "durable/continuation-python/{n}: {} bytes",
+            continuation.len()
+        );
+        let check = tokio.block_on(registry.resume_code(
+            &continuation,
+            Resume::new(Decision::APPROVE).for_agent(agent.id()),
+            durability,
+        ));
+        let Ok(RunOutcome::Completed(result)) = check else {
+            panic!("the resumed run completes");
+        };
+        assert_eq!(result.value(), Some(&json!({"logs": [], "result": "done"})));
+        group.bench_with_input(
+            BenchmarkId::from_parameter(n),
+            &continuation,
+            |b, continuation| {
+                b.iter(|| {
+                    let resume = Resume::new(Decision::APPROVE).for_agent(agent.id());
+                    tokio
+                        .block_on(registry.resume_code(continuation, resume, durability))
+                        .expect("resumes")
+                })
+            },
+        );
     }
     group.finish();
 }

@@ -1,5 +1,5 @@
 //! Durable Code Mode: suspension at an `ask`, resumption by deterministic replay, the
-//! continuation's authentication and single use, divergence, and the static check.
+//! continuation's authentication and single use, divergence, and the static check; Python runs suspended by snapshot.
 
 #![cfg(feature = "code-mode")]
 #![allow(missing_docs, unreachable_pub, reason = "test helpers")]
@@ -8,6 +8,9 @@
 mod continuations;
 #[path = "durable/precheck.rs"]
 mod precheck;
+#[cfg(feature = "python")]
+#[path = "durable/python.rs"]
+mod python;
 #[path = "durable/replay.rs"]
 mod replay;
 #[path = "durable/scopes.rs"]

@@ -49,7 +49,7 @@ pub use prompt::CODE_ONLY_TEXT;
 pub use record::{RecordedRun, RunRecord, SeededRandom};
 pub use runtime::{
     BindingFn, BindingNamespace, CodeErrorKind, CodeRunError, CodeRunRequest, CodeRunResult,
-    CodeRuntime, CodeRuntimeError, ErrorClass,
+    CodeRuntime, CodeRuntimeError, ErrorClass, RunSnapshot, SnapshotSlot,
 };
 pub use transport::{
     CODE_PARAMETER_DESCRIPTION, DESCRIPTION_PARAMETER_DESCRIPTION, RUN_CODE_DESCRIPTION,

@@ -2,7 +2,7 @@
 //! whatever the backend.
 
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use dsh_tools::definition::BoxFuture;
 use serde_json::Value;
@@ -68,6 +68,70 @@ pub struct CodeRunRequest {
     /// The run's record of its non-deterministic sources and delivery order (see
     /// [`RunRecord`]); only set for runtimes that [replay](CodeRuntime::replays).
     pub record: Option<RunRecord>,
+    /// Where a runtime that [snapshots](CodeRuntime::snapshots) leaves the program's paused
+    /// state when the run is stopped by its cancellation (see [`RunSnapshot`]).
+    pub snapshot_to: Option<SnapshotSlot>,
+    /// A paused state to continue instead of starting the program (only for runtimes that
+    /// [snapshot](CodeRuntime::snapshots), and only authenticated state: a corrupted one may
+    /// bring the interpreter down).
+    pub resume_from: Option<RunSnapshot>,
+}
+
+/// A program paused by a runtime that [snapshots](CodeRuntime::snapshots): its state, and the
+/// binding calls it still awaits.
+///
+/// ```
+/// use dsh_tools_runtime::code::RunSnapshot;
+/// let snapshot = RunSnapshot::new(vec![1, 2, 3], vec![2], 2);
+/// let json = serde_json::to_string(&snapshot).unwrap();
+/// assert_eq!(json, r#"{"state":"AQID","awaiting":[2],"calls":2}"#);
+/// assert_eq!(serde_json::from_str::<RunSnapshot>(&json).unwrap(), snapshot);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[non_exhaustive]
+pub struct RunSnapshot {
+    /// The runtime's paused state (opaque to the host; base64url in JSON).
+    #[serde(with = "base64_bytes")]
+    pub state: Vec<u8>,
+    /// The binding calls the paused program still awaits, by ordinal (the n-th binding call of
+    /// the run, counted from 1 across all its resumptions), in ascending order. Resuming, the
+    /// runtime calls exactly these bindings again, in this order, before anything else.
+    pub awaiting: Vec<usize>,
+    /// The binding calls the run made so far (the next one is `calls + 1`).
+    pub calls: usize,
+}
+
+impl RunSnapshot {
+    /// A snapshot of `state`, awaiting the calls `awaiting`, after `calls` binding calls.
+    pub fn new(state: Vec<u8>, awaiting: Vec<usize>, calls: usize) -> Self {
+        Self {
+            state,
+            awaiting,
+            calls,
+        }
+    }
+}
+
+/// Where a runtime leaves a paused program's [`RunSnapshot`].
+pub type SnapshotSlot = Arc<Mutex<Option<RunSnapshot>>>;
+
+mod base64_bytes {
+    use base64::Engine as _;
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub(super) fn serialize<S: Serializer>(bytes: &[u8], serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&URL_SAFE_NO_PAD.encode(bytes))
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Vec<u8>, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        URL_SAFE_NO_PAD
+            .decode(text)
+            .map_err(serde::de::Error::custom)
+    }
 }
 
 impl CodeRunRequest {
@@ -81,7 +145,22 @@ impl CodeRunRequest {
             clock: RunClock::new(),
             host_work: None,
             record: None,
+            snapshot_to: None,
+            resume_from: None,
         }
+    }
+
+    /// The same request, leaving the program's paused state in `slot` when it is stopped by
+    /// its cancellation (runtimes that [snapshot](CodeRuntime::snapshots)).
+    pub fn with_snapshot_to(mut self, slot: SnapshotSlot) -> Self {
+        self.snapshot_to = Some(slot);
+        self
+    }
+
+    /// The same request, continuing `snapshot` instead of starting the program.
+    pub fn resuming(mut self, snapshot: RunSnapshot) -> Self {
+        self.resume_from = Some(snapshot);
+        self
     }
 
     /// The same request, cancelled by `cancel`.
@@ -220,6 +299,18 @@ pub trait CodeRuntime: Send + Sync {
     /// results takes the same path (what suspending and resuming a run needs). When `false`
     /// (the default), runs cannot be suspended.
     fn replays(&self) -> bool {
+        false
+    }
+
+    /// Whether the runtime can pause a program and continue it later, in this process or
+    /// another: a run whose request has a [`snapshot_to`](CodeRunRequest::snapshot_to) slot
+    /// and is stopped by its cancellation leaves its paused state there (a [`RunSnapshot`],
+    /// written before `run` resolves) instead of ending it, and a request
+    /// [`resuming`](CodeRunRequest::resuming) a snapshot continues it — the runtime first
+    /// calls the bindings the snapshot still awaits again, in order, then carries on with the
+    /// program's captured output so far in front of its logs. A runtime that snapshots
+    /// suspends runs without replaying them. When `false` (the default), it cannot.
+    fn snapshots(&self) -> bool {
         false
     }
 }

@@ -10,7 +10,7 @@ use dsh_tools_runtime::code::durable::{
     ContinuationError, ContinuationKey, Decision, Durability, MemorySpentStore, Resume, RunOutcome,
 };
 use dsh_tools_runtime::code::quickjs::{QuickJsConfig, QuickJsRuntime};
-use dsh_tools_runtime::code::{CodeDispatchEvent, CodeEventSink};
+use dsh_tools_runtime::code::{CodeDispatchEvent, CodeEventSink, CodeRuntime};
 use dsh_tools_runtime::hooks::pre_execute_fn;
 use dsh_tools_runtime::{PresentationMode, RegistryConfig, Scope, ToolRegistry};
 use serde_json::{Value, json};
@@ -98,12 +98,17 @@ impl Host {
 
     /// Another host (as another process would build it) sharing `durability`.
     pub fn with(durability: Durability) -> Self {
+        let runtime = QuickJsRuntime::new(QuickJsConfig::default()).unwrap();
+        Self::with_runtime(durability, Arc::new(runtime))
+    }
+
+    /// The same, running programs on `runtime`.
+    pub fn with_runtime(durability: Durability, runtime: Arc<dyn CodeRuntime>) -> Self {
         let registry = ToolRegistry::with_config(RegistryConfig {
             mode: PresentationMode::Code,
             ..RegistryConfig::default()
         });
-        let runtime = QuickJsRuntime::new(QuickJsConfig::default()).unwrap();
-        registry.set_code_runtime(Arc::new(runtime));
+        registry.set_code_runtime(runtime);
         let events = Arc::new(Events::default());
         registry.set_code_event_sink(events.clone());
         let runs: Runs = Arc::default();

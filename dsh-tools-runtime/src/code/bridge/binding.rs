@@ -92,7 +92,12 @@ fn binding(
             match &intake.sender {
                 None => Step::Over,
                 Some(sender) => {
-                    let number = run.next.fetch_add(1, Ordering::SeqCst) + 1;
+                    // A resumed snapshot's awaited calls keep their numbers.
+                    let number = run
+                        .durable
+                        .as_ref()
+                        .and_then(|durable| durable.renumbered())
+                        .unwrap_or_else(|| run.next.fetch_add(1, Ordering::SeqCst) + 1);
                     let check = match &run.durable {
                         Some(durable) => durable.check(number, &name, &arguments),
                         None => Check::Live,

@@ -25,7 +25,7 @@ use crate::code::durable::{DurableRun, Ending};
 use crate::code::events::{CodeDispatchEvent, emit};
 use crate::code::host_work::HostWork;
 use crate::code::runs::RunGrants;
-use crate::code::runtime::CodeRunRequest;
+use crate::code::runtime::{CodeRunRequest, SnapshotSlot};
 use crate::pipeline::{OnStart, Scheduler};
 use crate::registry::ToolRegistry;
 
@@ -126,11 +126,11 @@ pub(crate) async fn run_code(
     let over = CancellationToken::new();
     let sink = registry.event_sink().filter(|_| exec.agent.is_some());
     let grants: RunGrants = Arc::default();
-    let durable = match registry.durable_start(&exec.call_id) {
-        Some(start) if !runtime.replays() => {
+    let mut durable = match registry.durable_start(&exec.call_id) {
+        Some(start) if !runtime.replays() && !runtime.snapshots() => {
             let _ = start;
             return Err(ToolError::msg(
-                "this code runtime cannot suspend or resume runs: it does not replay (CodeRuntime::replays)",
+                "this code runtime cannot suspend or resume runs: it neither replays nor snapshots (CodeRuntime::replays, CodeRuntime::snapshots)",
             ));
         }
         Some(start) => {
@@ -146,7 +146,7 @@ pub(crate) async fn run_code(
                 program_stop.clone(),
                 Arc::clone(&grants),
             );
-            Some((Arc::new(run), start.suspension))
+            Some((Arc::new(run), start.suspension, start.snapshot))
         }
         None => None,
     };
@@ -155,12 +155,12 @@ pub(crate) async fn run_code(
             sender: Some(submit),
             lane_index: 0,
         }),
-        next: AtomicUsize::new(0),
+        next: AtomicUsize::new(durable.as_ref().map_or(0, |(run, ..)| run.calls_before())),
         replies: Mutex::new(HashMap::new()),
         over,
         reason: Mutex::new(SETTLED),
         keeps_arguments: sink.is_some() || durable.is_some(),
-        durable: durable.as_ref().map(|(run, _)| Arc::clone(run)),
+        durable: durable.as_ref().map(|(run, ..)| Arc::clone(run)),
     });
     if let (Some(durable), Some(sink)) = (&run.durable, &sink)
         && !durable.decided().is_empty()
@@ -210,9 +210,22 @@ pub(crate) async fn run_code(
     let mut request = CodeRunRequest::new(program, vec![bindings])
         .with_cancellation(program_stop)
         .with_clock(clock.clock().clone());
-    if let Some(durable) = &run.durable {
-        request = request.with_record(durable.record().clone());
-    }
+    // A durable run is replayed through its record, or paused and continued by the runtime.
+    let paused: Option<SnapshotSlot> = match &mut durable {
+        Some((_, _, resume_from)) if runtime.snapshots() => {
+            if let Some(snapshot) = resume_from.take() {
+                request = request.resuming(snapshot);
+            }
+            let slot = SnapshotSlot::default();
+            request = request.with_snapshot_to(Arc::clone(&slot));
+            Some(slot)
+        }
+        Some((durable, ..)) => {
+            request = request.with_record(durable.record().clone());
+            None
+        }
+        None => None,
+    };
     let handed_over = runtime.polls_host_work();
     if handed_over {
         request = request.with_host_work(lane.clone());
@@ -253,11 +266,19 @@ pub(crate) async fn run_code(
     };
     drop(clock);
     let result = outcome.map_err(|e| ToolError::msg(e.to_string()))?;
-    if let Some((durable, slot)) = durable {
+    if let Some((durable, slot, _)) = durable {
         match durable.ending() {
             Ending::Completed => {}
             Ending::Failed(message) => return Err(run_failed("divergence", &message, &[])),
-            Ending::Suspended(suspension) => {
+            Ending::Suspended(mut suspension) => {
+                if let Some(paused) = paused {
+                    let snapshot = paused.lock().unwrap_or_else(PoisonError::into_inner).take();
+                    let Some(snapshot) = snapshot else {
+                        let message = "the run could not suspend: the program did not pause (it kept running after its call awaiting a decision)";
+                        return Err(run_failed("suspension", message, &result.logs));
+                    };
+                    suspension.paused(snapshot);
+                }
                 if let Some(sink) = &sink {
                     emit(&**sink, CodeDispatchEvent::suspended(&exec, &suspension));
                 }

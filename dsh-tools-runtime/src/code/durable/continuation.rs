@@ -24,6 +24,7 @@ use sha2::Sha256;
 use super::PendingCall;
 use super::journal::JournalEntry;
 use crate::code::record::RecordedRun;
+use crate::code::runtime::RunSnapshot;
 
 /// The continuation format this build writes and reads.
 pub const CONTINUATION_VERSION: u32 = 1;
@@ -126,6 +127,17 @@ pub enum ContinuationError {
         /// The length given.
         bytes: usize,
     },
+    /// The continuation is of a program in another language than the registry's code
+    /// runtime runs.
+    #[error(
+        "continuation is of a {found} program, but the registry's code runtime runs {expected}"
+    )]
+    Language {
+        /// The continuation's language.
+        found: String,
+        /// The runtime's.
+        expected: String,
+    },
     /// The authenticated body could not be read (a bug, or a key shared with something else
     /// that writes other data).
     #[error("continuation body is unreadable: {0}")]
@@ -135,7 +147,7 @@ pub enum ContinuationError {
 impl ContinuationError {
     /// The stable code: `CONTINUATION_MALFORMED`, `CONTINUATION_VERSION`,
     /// `CONTINUATION_TAMPERED`, `CONTINUATION_SPENT`, `CONTINUATION_STORE`,
-    /// `CONTINUATION_KEY`, `CONTINUATION_BODY`.
+    /// `CONTINUATION_KEY`, `CONTINUATION_LANGUAGE`, `CONTINUATION_BODY`.
     pub fn code(&self) -> &'static str {
         match self {
             Self::Malformed(_) => "CONTINUATION_MALFORMED",
@@ -144,6 +156,7 @@ impl ContinuationError {
             Self::Spent { .. } => "CONTINUATION_SPENT",
             Self::Store(_) => "CONTINUATION_STORE",
             Self::KeyTooShort { .. } => "CONTINUATION_KEY",
+            Self::Language { .. } => "CONTINUATION_LANGUAGE",
             Self::Body(_) => "CONTINUATION_BODY",
         }
     }
@@ -162,7 +175,10 @@ pub(crate) struct Payload {
     /// The outermost call id, when it is not the run's own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) root: Option<String>,
-    /// The program (TypeScript, as the model wrote it).
+    /// The program's language (the code runtime's, `typescript` when absent).
+    #[serde(default = "typescript")]
+    pub(crate) language: String,
+    /// The program, as the model wrote it.
     pub(crate) program: String,
     /// The run's `description` argument.
     pub(crate) description: String,
@@ -175,6 +191,13 @@ pub(crate) struct Payload {
     /// The tools approved for the rest of this run.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) grants: Vec<String>,
+    /// The paused program, for a runtime that snapshots (then nothing is replayed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) snapshot: Option<RunSnapshot>,
+}
+
+fn typescript() -> String {
+    crate::code::flavour::TYPESCRIPT.language.to_owned()
 }
 
 /// A fresh random continuation id (128 bits, base64url).
@@ -261,6 +284,7 @@ mod tests {
             id: fresh_id(),
             run: "run-1".into(),
             root: None,
+            language: typescript(),
             program: "await tools.write({ path: 'a' });".into(),
             description: "Write a".into(),
             journal: vec![JournalEntry {
@@ -277,6 +301,7 @@ mod tests {
             },
             pending: Vec::new(),
             grants: Vec::new(),
+            snapshot: None,
         }
     }
 

@@ -88,7 +88,20 @@
 //! - Sub-calls' deferred context messages (images, additional contexts) are journaled and
 //!   deferred again by the replay; the suspended execution's own result is discarded.
 //! - Suspension needs a runtime that [replays](crate::code::CodeRuntime::replays) (QuickJS
-//!   does).
+//!   does) or [snapshots](crate::code::CodeRuntime::snapshots) (Monty does).
+//!
+//! # Snapshot
+//!
+//! A runtime that snapshots (Python on Monty) is not replayed: at the suspension its program is
+//! **paused** at its next suspension point and its state sealed into the continuation, which
+//! also names its language (`python`; a registry whose runtime runs another language refuses it
+//! with `CONTINUATION_LANGUAGE` before spending it). Resuming restores that state — only ever
+//! from an authenticated continuation — and the runtime first calls again the tools the program
+//! still awaits, under their original sub-call ids: calls that completed before the suspension
+//! are answered from the journal, the pending call gets the decision, later ones run live.
+//! Nothing before the pause runs again (no divergence is possible); the output captured before
+//! it comes first in the final logs, once. A program that does not reach a suspension point
+//! soon after the `ask` (it keeps computing) cannot be paused: the run fails, naming why.
 
 mod continuation;
 mod journal;
@@ -185,6 +198,12 @@ impl Durability {
     /// Continuations sealed with `key`, spent ids kept in `spent`.
     pub fn new(key: ContinuationKey, spent: Arc<dyn SpentStore>) -> Self {
         Self { key, spent }
+    }
+
+    /// The language of the program `continuation` suspended (`typescript`, `python`): what
+    /// code runtime resumes it. The continuation is authenticated first (nothing is spent).
+    pub fn language_of(&self, continuation: &str) -> Result<String, ContinuationError> {
+        Ok(continuation::open(continuation, &self.key)?.language)
     }
 }
 
@@ -292,6 +311,14 @@ impl ToolRegistry {
         durability: &Durability,
     ) -> Result<RunOutcome, ContinuationError> {
         let payload = continuation::open(continuation, &durability.key)?;
+        if let Some(runtime) = self.code_runtime()
+            && runtime.language() != payload.language
+        {
+            return Err(ContinuationError::Language {
+                found: payload.language,
+                expected: runtime.language().to_owned(),
+            });
+        }
         match durability.spent.spend(&payload.id) {
             Ok(true) => {}
             Ok(false) => return Err(ContinuationError::Spent { id: payload.id }),
@@ -315,6 +342,7 @@ impl ToolRegistry {
                 .map(|pending| (pending, resume.decision))
                 .collect(),
             grants: payload.grants,
+            snapshot: payload.snapshot,
             ..DurableStart::default()
         };
         Ok(self.run_durable(input, start, durability).await)
@@ -348,17 +376,22 @@ impl ToolRegistry {
         let Some(suspension) = suspension else {
             return RunOutcome::Completed(result);
         };
+        let language = self
+            .code_runtime()
+            .map_or_else(String::new, |runtime| runtime.language().to_owned());
         let payload = Payload {
             v: CONTINUATION_VERSION,
             id: continuation::fresh_id(),
             run,
             root,
+            language,
             program,
             description,
             journal: suspension.journal,
             record: suspension.record,
             pending: suspension.pending.clone(),
             grants: suspension.grants,
+            snapshot: suspension.snapshot,
         };
         match continuation::seal(&payload, &durability.key) {
             Ok(continuation) => RunOutcome::Suspended {

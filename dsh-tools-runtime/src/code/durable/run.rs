@@ -2,7 +2,7 @@
 //! journal, which diverge, the journal of the calls that complete, and the suspension a
 //! sub-call's `ask` starts.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
@@ -18,6 +18,7 @@ use crate::approval::ApprovalOutcome;
 use crate::code::events::{CodeDispatchEvent, CodeEventSink, emit};
 use crate::code::record::{RecordedRun, RunRecord};
 use crate::code::runs::RunGrants;
+use crate::code::runtime::RunSnapshot;
 use crate::hooks::Ask;
 
 /// How a durable `run_code` execution starts: fresh, or resuming a continuation.
@@ -33,6 +34,8 @@ pub(crate) struct DurableStart {
     pub(crate) decided: Vec<(PendingCall, Decision)>,
     /// The tools approved for the rest of the run so far.
     pub(crate) grants: Vec<String>,
+    /// The paused program to continue (a runtime that snapshots), instead of a replay.
+    pub(crate) snapshot: Option<RunSnapshot>,
     /// Where the bridge leaves the suspension, if the run suspends.
     pub(crate) suspension: Arc<Mutex<Option<Suspension>>>,
 }
@@ -44,6 +47,28 @@ pub(crate) struct Suspension {
     pub(crate) record: RecordedRun,
     pub(crate) pending: Vec<PendingCall>,
     pub(crate) grants: Vec<String>,
+    /// The paused program (a runtime that snapshots); `None` for a replaying runtime.
+    pub(crate) snapshot: Option<RunSnapshot>,
+}
+
+impl Suspension {
+    /// Attaches the paused program and empties the journal entries it no longer needs: the
+    /// calls it already received are never asked for again (their places stay, so numbers
+    /// keep their meaning).
+    pub(crate) fn paused(&mut self, snapshot: RunSnapshot) {
+        for (index, entry) in self.journal.iter_mut().enumerate() {
+            if !snapshot.awaiting.contains(&(index + 1)) {
+                *entry = JournalEntry {
+                    tool: String::new(),
+                    args: String::new(),
+                    settled: Settled::Ok(Value::Null),
+                    contexts: Vec::new(),
+                    concludes_turn: false,
+                };
+            }
+        }
+        self.snapshot = Some(snapshot);
+    }
 }
 
 /// What the binding does with sub-call `n`.
@@ -76,6 +101,10 @@ pub(crate) struct DurableRun {
     record: RunRecord,
     replay: Journal,
     decided: Vec<(PendingCall, Decision)>,
+    /// The numbers of the calls a resumed snapshot awaits: the runtime makes them again first.
+    renumbered: Mutex<VecDeque<usize>>,
+    /// Sub-calls the run made before this resumption (a resumed snapshot).
+    calls_before: usize,
     /// The bridge's "run is over" token.
     over: CancellationToken,
     /// Stops the program (the runtime's cancellation).
@@ -131,6 +160,14 @@ impl DurableRun {
             record,
             replay,
             decided: start.decided.clone(),
+            renumbered: Mutex::new(
+                start
+                    .snapshot
+                    .iter()
+                    .flat_map(|s| s.awaiting.iter().copied())
+                    .collect(),
+            ),
+            calls_before: start.snapshot.as_ref().map_or(0, |s| s.calls),
             over,
             stop,
             ctx: ctx.clone(),
@@ -152,6 +189,20 @@ impl DurableRun {
     /// How many journaled calls the replay answers.
     pub(crate) fn replayed(&self) -> usize {
         self.replay.len()
+    }
+
+    /// Sub-calls made before this resumption: the next new call is numbered after them.
+    pub(crate) fn calls_before(&self) -> usize {
+        self.calls_before
+    }
+
+    /// The number of the next call when it is one a resumed snapshot awaits again (calls
+    /// keep their numbers across a snapshot); `None` for a new call.
+    pub(crate) fn renumbered(&self) -> Option<usize> {
+        self.renumbered
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop_front()
     }
 
     /// The decisions this resumption carries.
@@ -378,6 +429,7 @@ impl DurableRun {
                 .iter()
                 .cloned()
                 .collect(),
+            snapshot: None,
         })
     }
 }

@@ -9,6 +9,7 @@ use serde_json::Value;
 use tokio::sync::oneshot;
 
 use super::config::MontyConfig;
+use super::pause::Paused;
 use super::session::{self, Ending, Host, Limits, Namespace};
 use super::threads::Threads;
 use crate::code::HostWork;
@@ -17,7 +18,8 @@ use crate::code::quickjs::calls::{CallRequest, Calls, ThreadWaker};
 use crate::code::quickjs::ledger::Ledger;
 use crate::code::quickjs::shared::{Outcome, Shared, Stop};
 use crate::code::runtime::{
-    BindingNamespace, CodeErrorKind, CodeRunError, CodeRunRequest, CodeRunResult,
+    BindingNamespace, CodeErrorKind, CodeRunError, CodeRunRequest, CodeRunResult, RunSnapshot,
+    SnapshotSlot,
 };
 
 /// How long a stopped program may take to notice before its run is abandoned (it still ends on
@@ -96,7 +98,7 @@ impl From<Ending> for Outcome {
         match ending {
             Ending::Value(value) => Outcome::Value(value),
             Ending::Error(error) => Outcome::Error(error),
-            Ending::Stopped => Outcome::Stopped,
+            Ending::Stopped | Ending::Paused(_) => Outcome::Stopped,
         }
     }
 }
@@ -132,6 +134,10 @@ struct Job {
     max_calls_in_flight: usize,
     tokio: Option<tokio::runtime::Handle>,
     host_work: Option<HostWork>,
+    /// Where a paused run's state goes (a suspendable run).
+    snapshot_to: Option<SnapshotSlot>,
+    /// The paused run to continue.
+    resume_from: Option<RunSnapshot>,
     done: oneshot::Sender<Outcome>,
 }
 
@@ -160,6 +166,8 @@ pub(crate) async fn run(
         max_calls_in_flight: config.max_calls_in_flight,
         tokio: tokio::runtime::Handle::try_current().ok(),
         host_work: request.host_work,
+        snapshot_to: request.snapshot_to,
+        resume_from: request.resume_from,
         done,
     };
     let guard = StopOnDrop(shared.clone());
@@ -209,6 +217,8 @@ fn run_job(job: Job) {
         max_calls_in_flight,
         tokio,
         host_work,
+        snapshot_to,
+        resume_from,
         done,
     } = job;
     shared.set_worker(std::thread::current());
@@ -228,8 +238,44 @@ fn run_job(job: Job) {
         max_calls: limits.max_tool_calls,
         call_limit_message: limits.call_limit_message(),
         ready: Vec::new(),
+        pausable: snapshot_to.is_some(),
     };
-    let ending = session::run(&program, &namespaces, &limits, &mut host);
+    let ending = match resume_from.as_ref().map(Paused::from_snapshot) {
+        None => session::run(&program, &namespaces, &limits, &mut host),
+        Some(Err(message)) => Ending::Error(CodeRunError {
+            kind: CodeErrorKind::Exception,
+            message,
+        }),
+        Some(Ok(paused)) => {
+            // The output captured before the pause comes first (and counts against the budget).
+            for line in &paused.driver.logs {
+                host.log(line.clone());
+            }
+            host.made = paused
+                .driver
+                .calls
+                .saturating_sub(paused.driver.awaited.len());
+            session::resume(&program, &paused, &namespaces, &limits, &mut host)
+        }
+    };
+    let ending = match (ending, &snapshot_to) {
+        (Ending::Paused(mut paused), Some(slot)) => {
+            paused.driver.logs = shared.ledger().logs().to_vec();
+            match paused.into_snapshot() {
+                Ok(snapshot) => {
+                    *slot
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(snapshot);
+                    Ending::Stopped
+                }
+                Err(message) => Ending::Error(CodeRunError {
+                    kind: CodeErrorKind::Exception,
+                    message,
+                }),
+            }
+        }
+        (ending, _) => ending,
+    };
     // Binding futures still in flight go before the reply (as in the QuickJS runtime).
     drop(host);
     let _ = done.send(ending.into());
@@ -244,6 +290,8 @@ struct ThreadHost<'a> {
     max_calls: usize,
     call_limit_message: String,
     ready: Vec<(u64, Result<Value, String>)>,
+    /// The run may be paused (its request has a snapshot slot).
+    pausable: bool,
 }
 
 impl Host for ThreadHost<'_> {
@@ -296,5 +344,15 @@ impl Host for ThreadHost<'_> {
 
     fn stopped(&self) -> bool {
         self.shared.stopped().is_some()
+    }
+
+    fn pausable(&self) -> bool {
+        self.pausable
+    }
+
+    /// A pausable run stopped by its cancellation pauses (a durable run's suspension); every
+    /// other stop ends it.
+    fn pausing(&self) -> bool {
+        self.pausable && self.shared.stopped() == Some(Stop::Cancel)
     }
 }

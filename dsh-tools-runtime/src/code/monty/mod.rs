@@ -63,6 +63,7 @@ mod config;
 mod convert;
 mod inproc;
 mod outcome;
+mod pause;
 mod program;
 mod protocol;
 mod serve;
@@ -165,6 +166,12 @@ impl CodeRuntime for MontyRuntime {
     /// its tools; with workers, the caller does.
     fn polls_host_work(&self) -> bool {
         matches!(self.backend, Backend::InProcess(_))
+    }
+
+    /// A suspended run's program is paused and serialised (a durable run resumes it, here or
+    /// in another process); with workers, the paused state crosses the worker protocol.
+    fn snapshots(&self) -> bool {
+        true
     }
 
     fn run(

@@ -7,7 +7,12 @@
 //! worker → parent  {"t":"log","run":7,"line":"…"}                       a printed line
 //! parent → worker  {"t":"reply","run":7,"id":0,"result":{"Ok":…}}        a tool call settles ({"Err":"…"})
 //! worker → parent  {"t":"done","run":7,"value":…,"error":null}          the program ended
+//! parent → worker  {"t":"pause","run":7}                                 pause (a durable run's suspension)
+//! worker → parent  {"t":"paused","run":7,"snapshot":{…}}                 its paused state
 //! ```
+//!
+//! A `run` may carry `"pausable":true` (the parent may pause it) and `"resume":{…}` (a paused
+//! state to continue, authenticated by the parent, instead of starting the program).
 //!
 //! One program at a time per worker; `run` numbers a program so that a reply still travelling
 //! when its program ended is never taken for the next program's. The parent stops a program by
@@ -17,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::session::{Limits, Namespace};
-use crate::code::runtime::{CodeErrorKind, CodeRunError};
+use crate::code::runtime::{CodeErrorKind, CodeRunError, RunSnapshot};
 
 /// A message from the parent.
 #[derive(Debug, Serialize, Deserialize)]
@@ -30,7 +35,15 @@ pub(crate) enum ToWorker {
         namespaces: Vec<Namespace>,
         limits: Limits,
         thread_stack_bytes: usize,
+        /// The run may be paused (a durable run): the worker keeps what it needs.
+        #[serde(default)]
+        pausable: bool,
+        /// A paused run to continue instead of starting the program.
+        #[serde(default)]
+        resume: Option<RunSnapshot>,
     },
+    /// Pause the program at its next suspension point and send its state.
+    Pause { run: u64 },
     /// A tool call settled.
     Reply {
         run: u64,
@@ -60,6 +73,8 @@ pub(crate) enum FromWorker {
     /// A printed line.
     Log { run: u64, line: String },
     /// The program ended.
+    /// The program paused: its state.
+    Paused { run: u64, snapshot: RunSnapshot },
     Done {
         run: u64,
         value: Option<Value>,

@@ -6,8 +6,10 @@ use std::process::ExitCode;
 
 use serde_json::Value;
 
+use super::pause::Paused;
 use super::protocol::{FromWorker, ToWorker, VERSION, WireError, line};
 use super::session::{self, Ending, Host};
+use crate::code::runtime::{CodeErrorKind, CodeRunError};
 
 /// The global allocator a worker executable must install: it counts every byte the process
 /// allocates, so the memory limit of a run is real, and ends the process with exit status 65
@@ -50,6 +52,8 @@ pub fn serve_worker() -> ExitCode {
             namespaces,
             limits,
             thread_stack_bytes,
+            pausable,
+            resume,
         }) = serde_json::from_str::<ToWorker>(&text)
         else {
             // A reply for a program that already ended, or junk: not ours to run.
@@ -70,8 +74,19 @@ pub fn serve_worker() -> ExitCode {
                     run,
                     input,
                     closed: false,
+                    pausable,
+                    pausing: false,
                 };
-                let ending = session::run(&program, &namespaces, &limits, &mut host);
+                let ending = match resume.as_ref().map(Paused::from_snapshot) {
+                    None => session::run(&program, &namespaces, &limits, &mut host),
+                    Some(Ok(paused)) => {
+                        session::resume(&program, &paused, &namespaces, &limits, &mut host)
+                    }
+                    Some(Err(message)) => Ending::Error(CodeRunError {
+                        kind: CodeErrorKind::Exception,
+                        message,
+                    }),
+                };
                 (host.input, ending)
             });
         let Ok(Ok((back, ending))) = runner.map(std::thread::JoinHandle::join) else {
@@ -88,6 +103,17 @@ pub fn serve_worker() -> ExitCode {
                 run,
                 value: None,
                 error: Some(WireError::from(error)),
+            },
+            Ending::Paused(paused) => match paused.into_snapshot() {
+                Ok(snapshot) => FromWorker::Paused { run, snapshot },
+                Err(message) => FromWorker::Done {
+                    run,
+                    value: None,
+                    error: Some(WireError::from(CodeRunError {
+                        kind: CodeErrorKind::Exception,
+                        message,
+                    })),
+                },
             },
             // Only when stdin closed: nobody is listening.
             Ending::Stopped => return ExitCode::SUCCESS,
@@ -110,6 +136,10 @@ struct PipeHost {
     run: u64,
     input: BufReader<Stdin>,
     closed: bool,
+    /// The parent may pause this run.
+    pausable: bool,
+    /// The parent asked for a pause.
+    pausing: bool,
 }
 
 impl Host for PipeHost {
@@ -139,13 +169,16 @@ impl Host for PipeHost {
             text.clear();
             match self.input.read_line(&mut text) {
                 Ok(0) | Err(_) => self.closed = true,
-                Ok(_) => {
-                    if let Ok(ToWorker::Reply { run, id, result }) = serde_json::from_str(&text)
-                        && run == self.run
-                    {
+                Ok(_) => match serde_json::from_str(&text) {
+                    Ok(ToWorker::Reply { run, id, result }) if run == self.run => {
                         return Some(vec![(id, result)]);
                     }
-                }
+                    Ok(ToWorker::Pause { run }) if run == self.run && self.pausable => {
+                        self.pausing = true;
+                        return None;
+                    }
+                    _ => {}
+                },
             }
         }
         None
@@ -162,6 +195,14 @@ impl Host for PipeHost {
     }
 
     fn stopped(&self) -> bool {
-        self.closed
+        self.closed || self.pausing
+    }
+
+    fn pausable(&self) -> bool {
+        self.pausable
+    }
+
+    fn pausing(&self) -> bool {
+        self.pausing && !self.closed
     }
 }

@@ -23,6 +23,7 @@ use serde_json::Value;
 
 use super::convert::{self, Lossy};
 use super::outcome::{self, Context};
+use super::pause::{Awaited, DriverState, Paused};
 use super::program;
 use crate::code::runtime::{CodeErrorKind, CodeRunError};
 
@@ -69,6 +70,15 @@ pub(crate) trait Host {
     fn log(&mut self, line: String) -> bool;
     /// Whether the run is being stopped.
     fn stopped(&self) -> bool;
+    /// Whether the program's state is kept when it is stopped (a run that may be paused):
+    /// the driver then remembers what its awaited calls were.
+    fn pausable(&self) -> bool {
+        false
+    }
+    /// Whether the stop underway pauses the program (its state is kept) rather than ending it.
+    fn pausing(&self) -> bool {
+        false
+    }
 }
 
 /// The interpreter's limits for one run.
@@ -106,6 +116,8 @@ pub(crate) enum Ending {
     Error(CodeRunError),
     /// The host stopped the run.
     Stopped,
+    /// The host paused the run: its state.
+    Paused(Paused),
 }
 
 /// The `print` side: complete lines go to the host, one log entry each.
@@ -157,7 +169,8 @@ impl PrintWriterCallback for Printer<'_> {
     /// The interpreter's periodic checkpoint: a stop raises here (the program may catch it, but
     /// it is raised again at every checkpoint, and the next suspension ends the run for good).
     fn poll_flush(&mut self) -> Result<(), MontyException> {
-        if self.host.stopped() {
+        // A pause waits for the program's next suspension (its state is kept there).
+        if self.host.stopped() && !self.host.pausing() {
             return Err(stop_exception());
         }
         Ok(())
@@ -216,8 +229,66 @@ pub(crate) fn run(
         host,
         partial: String::new(),
         failures: Vec::new(),
+        awaited: Vec::new(),
+        calls: 0,
     }
     .drive(runner)
+}
+
+/// Continues a paused program (an authenticated snapshot): its awaited calls are started again
+/// first, in order, then it carries on where it paused.
+pub(crate) fn resume(
+    program: &str,
+    paused: &Paused,
+    namespaces: &[Namespace],
+    limits: &Limits,
+    host: &mut dyn Host,
+) -> Ending {
+    let progress = match paused.progress() {
+        Ok(progress) => progress,
+        Err(message) => {
+            return Ending::Error(CodeRunError {
+                kind: CodeErrorKind::Exception,
+                message,
+            });
+        }
+    };
+    let state = paused.driver.clone();
+    let mut driver = Driver {
+        program,
+        namespaces,
+        limits,
+        host,
+        partial: state.partial,
+        failures: state.failures,
+        awaited: Vec::new(),
+        calls: state.calls,
+    };
+    for call in state.awaited {
+        let function = namespaces
+            .get(call.namespace)
+            .and_then(|n| n.functions.iter().position(|f| *f == call.function));
+        let Some(function) = function else {
+            return Ending::Error(CodeRunError {
+                kind: CodeErrorKind::Exception,
+                message: format!(
+                    "the paused program awaits tools.{}, which this host does not have",
+                    call.function
+                ),
+            });
+        };
+        let started = driver
+            .host
+            .start(call.id, call.namespace, function, call.args.clone());
+        if let Err(message) = started {
+            return Ending::Error(CodeRunError {
+                kind: CodeErrorKind::Exception,
+                message,
+            });
+        }
+        driver.awaited.push(call);
+    }
+    driver.drive_from(Ok(progress))
 }
 
 struct Driver<'d> {
@@ -229,6 +300,10 @@ struct Driver<'d> {
     partial: String,
     /// The messages of the tool failures raised into the program.
     failures: Vec<String>,
+    /// The started tool calls not yet delivered (kept when the host is pausable).
+    awaited: Vec<Awaited>,
+    /// Tool calls started so far (across resumptions).
+    calls: usize,
 }
 
 /// One step's writer: a printer over the host, built for each call into the interpreter.
@@ -255,7 +330,11 @@ impl Driver<'_> {
             .enumerate()
             .map(|(i, n)| namespace_object(i, &n.global))
             .collect();
-        let mut progress = runner.start(inputs, tracker, print_to!(self));
+        let progress = runner.start(inputs, tracker, print_to!(self));
+        self.drive_from(progress)
+    }
+
+    fn drive_from(mut self, mut progress: Result<RunProgress, MontyException>) -> Ending {
         loop {
             let step = match progress {
                 Ok(step) => step,
@@ -315,6 +394,8 @@ impl Driver<'_> {
                             .map(|(id, result)| (id, self.resolution(result)))
                             .collect();
                         if !results.is_empty() {
+                            self.awaited
+                                .retain(|call| !results.iter().any(|(id, _)| *id == call.id));
                             break results;
                         }
                     };
@@ -404,8 +485,21 @@ impl Driver<'_> {
                 return Some(tool_error(ARGS_NOT_LOSSLESS.to_owned(), &mut self.failures));
             }
         };
+        let kept = self.host.pausable().then(|| arguments.clone());
         match self.host.start(id, namespace, function, arguments) {
-            Ok(()) => None,
+            Ok(()) => {
+                self.calls += 1;
+                if let Some(args) = kept {
+                    self.awaited.push(Awaited {
+                        id,
+                        ordinal: self.calls,
+                        namespace,
+                        function: self.namespaces[namespace].functions[function].clone(),
+                        args,
+                    });
+                }
+                None
+            }
             Err(message) => Some(tool_error(message, &mut self.failures)),
         }
     }
@@ -460,6 +554,9 @@ impl Driver<'_> {
     /// Ends a stopped run: the program is aborted where it is suspended (its handlers do not
     /// run), the logs so far kept.
     fn stop(mut self, step: RunProgress) -> Ending {
+        if self.host.pausing() {
+            return self.pause(&step);
+        }
         let aborted = match step {
             RunProgress::FunctionCall(call) => call.abort(stop_exception(), PrintWriter::Disabled),
             RunProgress::ResolveFutures(state) => {
@@ -474,6 +571,24 @@ impl Driver<'_> {
         drop(aborted);
         self.flush_partial();
         Ending::Stopped
+    }
+
+    /// Pauses the run where it is suspended: its state, and what the driver knew.
+    fn pause(self, step: &RunProgress) -> Ending {
+        let driver = DriverState {
+            awaited: self.awaited,
+            calls: self.calls,
+            failures: self.failures,
+            partial: self.partial,
+            logs: Vec::new(),
+        };
+        match Paused::new(driver, step) {
+            Ok(paused) => Ending::Paused(paused),
+            Err(message) => Ending::Error(CodeRunError {
+                kind: CodeErrorKind::Exception,
+                message,
+            }),
+        }
     }
 
     /// A last line without its newline is a log entry too.

@@ -25,6 +25,7 @@ use tokio::sync::mpsc as tokio_mpsc;
 use super::config::{MontyConfig, WorkerConfig};
 use super::inproc::{self, WallClock};
 use super::outcome;
+use super::pause::Paused;
 use super::protocol::{FromWorker, ToWorker, VERSION, line};
 use crate::code::quickjs::shared::{Outcome, Shared, Stop};
 use crate::code::runtime::{
@@ -352,12 +353,39 @@ async fn serve(
     let memory = pool.config.memory_limit_bytes;
     let limits = inproc::limits(config, Some(memory));
     let call_limit = limits.call_limit_message();
+    // A resumed run: the output captured before the pause comes first; its calls count.
+    let mut made = 0usize;
+    if let Some(snapshot) = &request.resume_from {
+        match Paused::from_snapshot(snapshot) {
+            Ok(paused) => {
+                for line in paused.driver.logs {
+                    shared.ledger().push(line);
+                }
+                made = paused
+                    .driver
+                    .calls
+                    .saturating_sub(paused.driver.awaited.len());
+            }
+            Err(message) => {
+                return Ended {
+                    outcome: Outcome::Error(CodeRunError {
+                        kind: CodeErrorKind::Exception,
+                        message,
+                    }),
+                    reusable: true,
+                };
+            }
+        }
+    }
+    let snapshot_to = request.snapshot_to;
     worker.send(&ToWorker::Run {
         run,
         program: request.program,
         namespaces: inproc::namespaces(&request.bindings),
         limits,
         thread_stack_bytes: config.thread_stack_bytes,
+        pausable: snapshot_to.is_some(),
+        resume: request.resume_from,
     });
     let bindings = request.bindings;
     let wall = WallClock {
@@ -370,7 +398,8 @@ async fn serve(
     let cancel = request.cancel;
     let mut in_flight: FuturesUnordered<CallFuture> = FuturesUnordered::new();
     let mut queue: VecDeque<(u32, usize, usize, Value)> = VecDeque::new();
-    let mut made = 0usize;
+    // Asked to pause (a durable run's suspension): the worker has this long to answer.
+    let mut pausing: Option<std::pin::Pin<Box<tokio::time::Sleep>>> = None;
     let stop = |reason: Stop| {
         shared.stop(reason);
         Ended {
@@ -385,7 +414,16 @@ async fn serve(
     loop {
         tokio::select! {
             biased;
-            () = cancel.cancelled() => return stop(Stop::Cancel),
+            () = cancel.cancelled(), if pausing.is_none() => {
+                if snapshot_to.is_none() {
+                    return stop(Stop::Cancel);
+                }
+                worker.send(&ToWorker::Pause { run });
+                pausing = Some(Box::pin(tokio::time::sleep(inproc::STOP_GRACE)));
+            }
+            () = async { pausing.as_mut().expect("checked").await }, if pausing.is_some() => {
+                return stop(Stop::Cancel);
+            }
             () = &mut elapsed => return stop(Stop::Wall),
             event = worker.events.recv() => match event {
                 Some(Event::Message(FromWorker::Ready { version, error })) if !worker.ready => {
@@ -420,6 +458,22 @@ async fn serve(
                     if !shared.ledger().push(line) {
                         return stop(Stop::Output);
                     }
+                }
+                Some(Event::Message(FromWorker::Paused { run: r, snapshot })) if r == run && worker.ready && pausing.is_some() => {
+                    let Some(slot) = &snapshot_to else {
+                        return stop(Stop::Cancel);
+                    };
+                    // The captured output travels with the state.
+                    let paused = Paused::from_snapshot(&snapshot).and_then(|mut paused| {
+                        paused.driver.logs = shared.ledger().logs().to_vec();
+                        paused.into_snapshot()
+                    });
+                    let Ok(snapshot) = paused else {
+                        return failed(CodeErrorKind::WorkerExit, "the worker process sent a paused state out of protocol".to_owned());
+                    };
+                    *slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(snapshot);
+                    shared.stop(Stop::Cancel);
+                    return Ended { outcome: Outcome::Stopped, reusable: true };
                 }
                 Some(Event::Message(FromWorker::Done { run: r, value, error })) if r == run && worker.ready => {
                     return match error {

@@ -44,6 +44,12 @@ impl Ledger {
         }
     }
 
+    /// The entries captured so far.
+    #[cfg_attr(not(feature = "python"), allow(dead_code))]
+    pub(crate) fn logs(&self) -> &[String] {
+        &self.logs
+    }
+
     /// Whether the logs alone already exceeded the budget.
     #[cfg(test)]
     pub(crate) fn overflowed(&self) -> bool {
