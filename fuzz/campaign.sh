@@ -24,6 +24,8 @@ for target in "$@"; do
         run_code | strip) dict=fuzz/dicts/run_code.dict ;;
         mcp_messages) dict=fuzz/dicts/mcp.dict ;;
         provider_turns) dict=fuzz/dicts/provider.dict ;;
+        pattern) dict=fuzz/dicts/regex.dict ;;
+        continuation) dict=fuzz/dicts/continuation.dict ;;
         *) dict=fuzz/dicts/json.dict ;;
     esac
     mkdir -p "fuzz/scratch/$target" "fuzz/artifacts/$target"

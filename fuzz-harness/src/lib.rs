@@ -23,11 +23,15 @@ use dsh_tools_runtime::code::{
 };
 use serde_json::{Value, json};
 
+pub mod continuation;
 mod mcp;
+mod pattern;
 mod provider;
 mod refs;
 
+pub use continuation::continuation;
 pub use mcp::mcp_messages;
+pub use pattern::pattern;
 pub use provider::provider_turns;
 pub use refs::ref_schema;
 
@@ -43,6 +47,8 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("ref_schema", ref_schema),
     ("mcp_messages", mcp_messages),
     ("provider_turns", provider_turns),
+    ("pattern", pattern),
+    ("continuation", continuation),
 ];
 
 /// For the libFuzzer targets that strip programs: libFuzzer's panic hook aborts on every panic,
