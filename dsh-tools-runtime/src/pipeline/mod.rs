@@ -239,6 +239,22 @@ pub(crate) async fn commit<H: Host>(
     finish::run(host, call, result)
 }
 
+/// Phase 4 without a future when there is no post-execute stage to run.
+pub(crate) enum CommitNow {
+    /// The finished result.
+    Finished(ToolExecutionResult),
+    /// A post-result: run [`commit`] on it (as [`Prepared::PostResult`]).
+    Post(ToolExecutionResult),
+}
+
+/// Phase 4 right away when no post-execute policy applies (see [`CommitNow`]).
+pub(crate) fn commit_now<H: Host>(host: &H, call: &Call, prepared: Prepared) -> CommitNow {
+    match settle(call, prepared) {
+        Settled::Finish(result) => CommitNow::Finished(finish::run(host, call, result)),
+        Settled::Post(result) => CommitNow::Post(result),
+    }
+}
+
 /// Where the result of phases 1–3 goes in phase 4.
 enum Settled {
     /// Straight to finishing.

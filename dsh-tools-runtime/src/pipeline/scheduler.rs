@@ -22,13 +22,14 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
-use super::{Call, Host, Prepared, call_span, record_outcome};
+use super::{Call, CommitNow, Host, Prepared, call_span, record_outcome};
 
 /// A prepared call and its `tool.execute` span.
 struct Started {
     call: Arc<Call>,
     span: tracing::Span,
-    started: Instant,
+    /// When it started (only when the span is recorded: the clock is read for its duration).
+    started: Option<Instant>,
 }
 
 type Preparing = BoxFuture<'static, (usize, Started, Prepared)>;
@@ -252,7 +253,9 @@ impl<H: Host> Scheduler<H> {
         }
     }
 
-    /// Finishes the running commit, or starts the next one once its outcome is known.
+    /// Finishes the running commit, or starts the next one once its outcome is known. A commit
+    /// with no post-execute stage to run (the common case) completes right here, without a
+    /// future of its own.
     fn poll_commit(&mut self, cx: &mut Context<'_>) -> bool {
         if let Some(commit) = &mut self.committing {
             let Poll::Ready(result) = commit.as_mut().poll(cx) else {
@@ -269,8 +272,17 @@ impl<H: Host> Scheduler<H> {
         let Some(started) = self.calls[index].take() else {
             unreachable!("a call with an outcome was prepared");
         };
-        let host = self.host.clone();
-        self.committing = Some(Box::pin(commit_call(host, started, outcome)));
+        match super::commit_now(&self.host, &started.call, outcome) {
+            CommitNow::Finished(result) => {
+                record_started(&started, &result);
+                self.record(result);
+            }
+            CommitNow::Post(result) => {
+                let host = self.host.clone();
+                let post = Prepared::PostResult(result);
+                self.committing = Some(Box::pin(commit_call(host, started, post)));
+            }
+        }
         true
     }
 
@@ -291,10 +303,21 @@ impl<H: Host> Scheduler<H> {
             let host = self.host.clone();
             let call = Arc::clone(&started.call);
             let span = started.span.clone();
-            self.in_flight.push(Box::pin(async move {
-                let prepared = super::dispatch(&host, &call).instrument(span).await;
-                (index, prepared)
-            }));
+            let mut dispatch: Dispatching = if span.is_disabled() {
+                Box::pin(async move { (index, super::dispatch(&host, &call).await) })
+            } else {
+                Box::pin(async move {
+                    let prepared = super::dispatch(&host, &call).instrument(span).await;
+                    (index, prepared)
+                })
+            };
+            // A body that completes on its first poll (the common case for quick tools) never
+            // joins the set of dispatches in flight; one that does not is polled again by the
+            // set, which registers the set's own waker.
+            match dispatch.as_mut().poll(cx) {
+                Poll::Ready((index, prepared)) => self.outcomes[index] = Some(prepared),
+                Poll::Pending => self.in_flight.push(dispatch),
+            }
             progressed = true;
         }
         progressed
@@ -392,10 +415,11 @@ async fn prepare_call<H: Host>(
     checked: bool,
 ) -> (usize, Started, Prepared) {
     let span = call_span(&input, Some(index));
-    let started = Instant::now();
+    let started = (!span.is_disabled()).then(Instant::now);
     let mut call = super::begin(&host, input, checked);
     let prepared = match call.early_result() {
         Some(result) => Prepared::FinalResult(result),
+        None if span.is_disabled() => super::prepare(&host, &mut call).await,
         None => {
             super::prepare(&host, &mut call)
                 .instrument(span.clone())
@@ -416,14 +440,16 @@ async fn prepare_call<H: Host>(
 
 /// Phase 4 of one call (post-execute for post-results, then finishing).
 async fn commit_call<H: Host>(host: H, started: Started, outcome: Prepared) -> ToolExecutionResult {
-    let Started {
-        call,
-        span,
-        started,
-    } = started;
-    let result = super::commit(&host, &call, outcome)
-        .instrument(span.clone())
+    let result = super::commit(&host, &started.call, outcome)
+        .instrument(started.span.clone())
         .await;
-    record_outcome(&span, &result, started);
+    record_started(&started, &result);
     result
+}
+
+/// Records a committed call's outcome and duration on its span (when the span is recorded).
+fn record_started(started: &Started, result: &ToolExecutionResult) {
+    if let Some(at) = started.started {
+        record_outcome(&started.span, result, at);
+    }
 }
