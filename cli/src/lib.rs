@@ -63,6 +63,7 @@ mod resume_cmd;
 mod run_cmd;
 mod schema_cmd;
 mod sdk_cmd;
+mod search_cmd;
 mod terminal;
 mod tokens_cmd;
 mod turn_cmd;
@@ -88,6 +89,7 @@ pub use schema_cmd::{
     ArgsCommand, ArgsValidateArgs, SchemaCheckArgs, SchemaCommand, SchemaValidateArgs,
 };
 pub use sdk_cmd::{SdkArgs, SdkCommand};
+pub use search_cmd::SearchArgs;
 pub use tokens_cmd::TokensArgs;
 pub use turn_cmd::TurnArgs;
 
@@ -132,6 +134,8 @@ pub enum Command {
     Sdk(SdkArgs),
     /// Count the tokens of a tool set: native definitions against `run_code` plus the SDK.
     Tokens(TokensArgs),
+    /// Find the tools of a set that best match a request in plain words.
+    Search(SearchArgs),
     /// Run a Code Mode program (TypeScript in QuickJS, Python on Monty) against the example tools.
     Run(RunArgs),
     /// Continue a run that `run --suspend` suspended, approving or denying its pending calls.
@@ -155,6 +159,7 @@ impl Command {
             Self::Call(args) => call_cmd::run(args),
             Self::Sdk(args) => sdk_cmd::run(args),
             Self::Tokens(args) => tokens_cmd::run(args),
+            Self::Search(args) => search_cmd::run(args),
             Self::Run(args) => run_cmd::run(args),
             Self::Resume(args) => resume_cmd::run(args),
             Self::Repl(args) => repl_cmd::run(args),

@@ -19,6 +19,7 @@ mod pipeline;
 #[cfg(feature = "provider")]
 pub mod provider;
 mod registry;
+pub mod search;
 pub mod tokens;
 
 pub use dsh_tools;
