@@ -212,7 +212,7 @@ fn definition(index: usize, variant: usize) -> ToolDefinition {
         }
         _ => deep(8, "plain"),
     };
-    let output = if variant % 2 == 0 {
+    let output = if variant.is_multiple_of(2) {
         json!({"type": "object", "properties": {"n": {"type": "number"}}, "required": ["n"], "additionalProperties": false})
     } else {
         json!({})

@@ -45,7 +45,10 @@ impl Ledger {
     }
 
     /// The entries captured so far.
-    #[cfg_attr(not(feature = "python"), allow(dead_code))]
+    #[cfg_attr(
+        not(feature = "python"),
+        allow(dead_code, reason = "read only by the Python runtime")
+    )]
     pub(crate) fn logs(&self) -> &[String] {
         &self.logs
     }
