@@ -401,7 +401,7 @@ mod tests {
             let name = format!("churn_{}", i % 7);
             let registration = a.register(tool(&name)).expect("registers");
             registry.prompt(Some(a.id())).expect("a prompt");
-            drop(registration);
+            registration.dispose();
             assert!(
                 code.fragments.entries() <= 2 * 2 + 64,
                 "the map stays bounded: {} entries",
