@@ -6,12 +6,7 @@
 /// backticks, or one more than the longest run of backticks in `body`. The closing fence stands
 /// on its own line.
 pub(crate) fn push_fenced(out: &mut String, info: &str, body: &str) {
-    push_fenced_run(out, info, body, longest_backtick_run(body));
-}
-
-/// [`push_fenced`] when the longest run of backticks in `body` is known: `longest`.
-pub(crate) fn push_fenced_run(out: &mut String, info: &str, body: &str, longest: usize) {
-    let fence = "`".repeat(longest.max(2) + 1);
+    let fence = fence_for(longest_backtick_run(body));
     out.push_str(&fence);
     out.push_str(info);
     out.push('\n');
@@ -20,6 +15,11 @@ pub(crate) fn push_fenced_run(out: &mut String, info: &str, body: &str, longest:
         out.push('\n');
     }
     out.push_str(&fence);
+}
+
+/// The fence of a body whose longest run of backticks is `longest`.
+pub(crate) fn fence_for(longest: usize) -> String {
+    "`".repeat(longest.max(2) + 1)
 }
 
 /// The longest run of backticks in `text` (the search for a backtick skips ahead with `memchr`).

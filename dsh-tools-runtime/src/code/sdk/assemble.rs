@@ -18,15 +18,18 @@ use std::sync::OnceLock;
 
 use swc_common::comments::SingleThreadedComments;
 
+use super::INSTRUCTIONS;
 use super::ast::unique_name;
 use super::fragment::{AliasPiece, Fragment, Piece};
 use super::print::print_items;
 use super::render::{head_items, tail_items};
 use super::text::PRINT_BUDGET;
+use crate::code::fence::fence_for;
 
-/// The declarations of `fragments` (one per tool, in SDK order: by name in UTF-16 order) and
-/// the longest run of backticks in them; `None` past the print budget.
-pub(crate) fn declarations(fragments: &[&Fragment]) -> Option<(String, usize)> {
+/// The declarations of `fragments` (one per tool, in SDK order: by name in UTF-16 order), alone
+/// or (`section`) as the whole SDK section — [`INSTRUCTIONS`] and the declarations fenced
+/// (written in one buffer: the fence is known from the fragments); `None` past the print budget.
+pub(crate) fn assemble(fragments: &[&Fragment], section: bool) -> Option<String> {
     let mut nodes: usize = 0;
     for fragment in fragments {
         nodes = nodes.checked_add(fragment.nodes?)?;
@@ -52,7 +55,18 @@ pub(crate) fn declarations(fragments: &[&Fragment]) -> Option<(String, usize)> {
         .map(|(f, a)| names.name(*f, *a).len())
         .sum::<usize>()
         * 2;
+    let backticks = fragments.iter().map(|f| f.backticks).max().unwrap_or(0);
+    let fence = fence_for(backticks);
+    if section {
+        len += INSTRUCTIONS.len() + 2 * fence.len() + 8;
+    }
     let mut out = String::with_capacity(len);
+    if section {
+        out.push_str(INSTRUCTIONS);
+        out.push_str("\n\n");
+        out.push_str(&fence);
+        out.push_str("ts\n");
+    }
     out.push_str(head);
     out.push_str("\n\n");
     let args = fragments.iter().enumerate().map(|(i, f)| (i, &f.args));
@@ -70,8 +84,12 @@ pub(crate) fn declarations(fragments: &[&Fragment]) -> Option<(String, usize)> {
         let decl = &fragments[fragment].aliases[alias].decl;
         push_piece(&mut out, decl, fragment, &names);
     }
-    let backticks = fragments.iter().map(|f| f.backticks).max().unwrap_or(0);
-    Some((out, backticks))
+    if section {
+        // Declarations end with `;` or `}`, never a line break.
+        out.push('\n');
+        out.push_str(&fence);
+    }
+    Some(out)
 }
 
 /// The fixed declarations before and after the two maps, printed once.

@@ -6,11 +6,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 
 use dsh_tools::ToolDefinition;
-use dsh_tools::json::utf16_cmp;
 
-use super::assemble::declarations;
+use super::assemble::assemble;
 use super::fragment::Fragment;
-use super::render::{SdkTool, ToolView, sdk_declarations_whole, sdk_tool_from, section};
+use super::render::{
+    SdkTool, ToolView, name_order, sdk_declarations_whole, sdk_tool_from, section,
+};
 #[cfg(doc)]
 use super::render_tools_sdk;
 
@@ -168,15 +169,12 @@ impl SdkCache {
             fragments.sweep_if_grown();
         }
         let mut sorted: Vec<&Held> = held.iter().map(Arc::as_ref).collect();
-        sorted.sort_by(|a, b| utf16_cmp(a.definition.name(), b.definition.name()));
+        sorted.sort_by(|a, b| name_order(a.definition.name(), b.definition.name()));
         let parts: Vec<&Fragment> = sorted.iter().map(|h| &h.fragment).collect();
-        let text = match declarations(&parts) {
-            Some((declarations, backticks)) => section(&declarations, Some(backticks)),
-            None => {
-                let tools: Vec<SdkTool> = tools.iter().map(sdk_tool_from).collect();
-                section(&sdk_declarations_whole(&tools), None)
-            }
-        };
+        let text = assemble(&parts, true).unwrap_or_else(|| {
+            let tools: Vec<SdkTool> = tools.iter().map(sdk_tool_from).collect();
+            section(&sdk_declarations_whole(&tools))
+        });
         RenderedSdk {
             text: text.into(),
             held,

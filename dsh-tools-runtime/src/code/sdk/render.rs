@@ -15,14 +15,14 @@ use swc_ecma_ast::{
 };
 
 use super::INSTRUCTIONS;
-use super::assemble::declarations;
+use super::assemble::assemble;
 use super::ast::{AstBuilder, annotation, ident, keyword, property, string, type_ref};
 use super::doc::doc_text;
 use super::fragment::Fragment;
 use super::ir::{Kw, TyId, Types};
 use super::print::print_items;
 use super::ts_type::lower;
-use crate::code::fence::{push_fenced, push_fenced_run};
+use crate::code::fence::push_fenced;
 
 /// One tool as the SDK sees it.
 #[derive(Debug, Clone, PartialEq)]
@@ -91,22 +91,15 @@ pub fn sdk_tool_from(def: &ToolDefinition) -> SdkTool {
 /// ));
 /// ```
 pub fn render_tools_sdk(tools: &[SdkTool]) -> String {
-    match assembled(tools) {
-        Some((declarations, backticks)) => section(&declarations, Some(backticks)),
-        None => section(&sdk_declarations_whole(tools), None),
-    }
+    assembled(tools, true).unwrap_or_else(|| section(&sdk_declarations_whole(tools)))
 }
 
-/// The SDK section around `declarations`, whose longest run of backticks is `backticks` (`None`:
-/// not known yet).
-pub(crate) fn section(declarations: &str, backticks: Option<usize>) -> String {
+/// The SDK section around `declarations`.
+pub(crate) fn section(declarations: &str) -> String {
     let mut out = String::with_capacity(INSTRUCTIONS.len() + declarations.len() + 16);
     out.push_str(INSTRUCTIONS);
     out.push_str("\n\n");
-    match backticks {
-        Some(run) => push_fenced_run(&mut out, "ts", declarations, run),
-        None => push_fenced(&mut out, "ts", declarations),
-    }
+    push_fenced(&mut out, "ts", declarations);
     out
 }
 
@@ -122,22 +115,28 @@ pub(crate) fn section(declarations: &str, backticks: Option<usize>) -> String {
 /// one AST ([`sdk_declarations_whole`]), which is what happens when the tools together exceed
 /// the print budget. [`SdkCache`](super::SdkCache) keeps the pieces between calls.
 pub fn sdk_declarations(tools: &[SdkTool]) -> String {
-    match assembled(tools) {
-        Some((declarations, _)) => declarations,
-        None => sdk_declarations_whole(tools),
-    }
+    assembled(tools, false).unwrap_or_else(|| sdk_declarations_whole(tools))
 }
 
-/// The declarations from per-tool fragments, with their longest backtick run; `None` past the
-/// print budget.
-fn assembled(tools: &[SdkTool]) -> Option<(String, usize)> {
+/// The declarations (or the `section`) from per-tool fragments; `None` past the print budget.
+fn assembled(tools: &[SdkTool], section: bool) -> Option<String> {
     let mut sorted: Vec<&SdkTool> = tools.iter().collect();
-    sorted.sort_by(|a, b| utf16_cmp(&a.name, &b.name));
+    sorted.sort_by(|a, b| name_order(&a.name, &b.name));
     let fragments: Vec<Fragment> = sorted
         .iter()
         .map(|tool| Fragment::of(ToolView::from(*tool)))
         .collect();
-    declarations(&fragments.iter().collect::<Vec<_>>())
+    assemble(&fragments.iter().collect::<Vec<_>>(), section)
+}
+
+/// The SDK's tool order: by name in UTF-16 code-unit order (byte order when both are ASCII,
+/// where the two agree).
+pub(crate) fn name_order(a: &str, b: &str) -> std::cmp::Ordering {
+    if a.is_ascii() && b.is_ascii() {
+        a.cmp(b)
+    } else {
+        utf16_cmp(a, b)
+    }
 }
 
 /// [`sdk_declarations`] printed as one AST: the whole tool set's declarations built, then
@@ -145,7 +144,7 @@ fn assembled(tools: &[SdkTool]) -> Option<(String, usize)> {
 #[doc(hidden)]
 pub fn sdk_declarations_whole(tools: &[SdkTool]) -> String {
     let mut sorted: Vec<&SdkTool> = tools.iter().collect();
-    sorted.sort_by(|a, b| utf16_cmp(&a.name, &b.name));
+    sorted.sort_by(|a, b| name_order(&a.name, &b.name));
     let comments = SingleThreadedComments::default();
     let mut builder = AstBuilder::new(&comments);
     let mut types = Types::new();
