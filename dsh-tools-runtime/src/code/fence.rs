@@ -6,7 +6,7 @@
 /// backticks, or one more than the longest run of backticks in `body`. The closing fence stands
 /// on its own line.
 pub(crate) fn push_fenced(out: &mut String, info: &str, body: &str) {
-    let fence = "`".repeat(longest_backtick_run(body).max(2) + 1);
+    let fence = fence_for(longest_backtick_run(body));
     out.push_str(&fence);
     out.push_str(info);
     out.push('\n');
@@ -17,16 +17,20 @@ pub(crate) fn push_fenced(out: &mut String, info: &str, body: &str) {
     out.push_str(&fence);
 }
 
-fn longest_backtick_run(text: &str) -> usize {
+/// The fence of a body whose longest run of backticks is `longest`.
+pub(crate) fn fence_for(longest: usize) -> String {
+    "`".repeat(longest.max(2) + 1)
+}
+
+/// The longest run of backticks in `text` (the search for a backtick skips ahead with `memchr`).
+pub(crate) fn longest_backtick_run(text: &str) -> usize {
     let mut longest = 0;
     let mut run = 0;
-    for byte in text.bytes() {
-        if byte == b'`' {
-            run += 1;
-            longest = longest.max(run);
-        } else {
-            run = 0;
-        }
+    let mut next = 0;
+    for (at, _) in text.match_indices('`') {
+        run = if at == next { run + 1 } else { 1 };
+        next = at + 1;
+        longest = longest.max(run);
     }
     longest
 }
@@ -53,5 +57,8 @@ mod tests {
             fenced("python", "x = '`````'\n"),
             "``````python\nx = '`````'\n``````"
         );
+        for (text, run) in [("", 0), ("`", 1), ("a`b``c", 2), ("```a`", 3), ("`` ``", 2)] {
+            assert_eq!(longest_backtick_run(text), run, "{text}");
+        }
     }
 }

@@ -88,6 +88,9 @@ struct CachedSdk {
     language: String,
     tools: Vec<ToolDefinition>,
     text: Arc<str>,
+    /// The tools' printed fragments (TypeScript), held so they stay reusable while this entry
+    /// lives.
+    _fragments: Option<sdk::RenderedSdk>,
 }
 
 /// The Code Mode state of one registry: its scope extension.
@@ -99,6 +102,9 @@ pub(crate) struct CodeMode {
     transports: [OnceLock<Option<ToolDefinition>>; flavour::FLAVOURS.len()],
     /// The SDK section per scope (`None` = the global view), freed when the scope is disposed.
     sdk_cache: Mutex<HashMap<Option<ScopeId>, CachedSdk>>,
+    /// The TypeScript SDK's per-tool fragments, shared by every scope: a scope whose tool set
+    /// changed re-prints only the tools no scope's cached SDK holds.
+    fragments: sdk::SdkCache,
     /// The `run_code` executions in progress, by execution token (a sub-call's `parent`).
     runs: runs::Runs,
     /// Durable starts waiting for their `run_code` execution, by call id.
@@ -113,6 +119,7 @@ impl CodeMode {
             sink: RwLock::default(),
             transports: Default::default(),
             sdk_cache: Mutex::default(),
+            fragments: sdk::SdkCache::new(),
             runs: Arc::default(),
             durable_starts: Mutex::default(),
         }
@@ -147,13 +154,14 @@ impl CodeMode {
     }
 
     /// The SDK section of `scope`, built from `tools` for `language`; rebuilt only when one of
-    /// those changed since the last time (another scope's changes never rebuild it).
+    /// those changed since the last time (another scope's changes never rebuild it). `build`
+    /// gives the text and, for TypeScript, the fragments it was assembled from.
     fn cached_sdk(
         &self,
         scope: Option<ScopeId>,
         language: &str,
         tools: &[ToolDefinition],
-        build: impl FnOnce() -> String,
+        build: impl FnOnce() -> (Arc<str>, Option<sdk::RenderedSdk>),
     ) -> Arc<str> {
         let same = |cached: &CachedSdk| {
             cached.language == language
@@ -167,14 +175,17 @@ impl CodeMode {
         if let Some(cached) = cache.get(&scope).filter(|cached| same(cached)) {
             return Arc::clone(&cached.text);
         }
-        let text: Arc<str> = build().into();
+        // Rendered under the lock: a scope's SDK is built once even when prompts race.
+        let (text, fragments) = build();
         let entry = CachedSdk {
             language: language.to_owned(),
             tools: tools.to_vec(),
             text: Arc::clone(&text),
+            _fragments: fragments,
         };
-        cache.insert(scope, entry);
+        let replaced = cache.insert(scope, entry);
         drop(cache);
+        drop(replaced);
         // A scope disposed meanwhile (or never live) keeps no entry.
         let live = |scope| self.registry.upgrade().is_some_and(|r| r.is_live(scope));
         if let Some(scope) = scope.filter(|scope| !live(*scope)) {
@@ -344,6 +355,72 @@ mod tests {
         let rebuilt = cached(&registry, a.id()).expect("cached");
         assert!(!Arc::ptr_eq(&built, &rebuilt), "a's own change rebuilt it");
         assert!(rebuilt.contains("a_only"));
+    }
+
+    #[test]
+    fn scopes_share_fragments_and_print_only_their_own_changes() {
+        let registry = code_registry();
+        let code = CodeMode::of(&registry).expect("Code Mode state");
+        let a = registry.scope();
+        registry.prompt(Some(a.id())).expect("a prompt");
+        let printed = code.fragments.printed();
+        assert_eq!(printed, 1, "`shared` printed once");
+
+        // A new scope assembles its SDK from the fragments a's SDK printed.
+        let b = registry.scope();
+        registry.prompt(Some(b.id())).expect("a prompt");
+        assert_eq!(code.fragments.printed(), printed);
+        b.register(tool("b_only")).expect("registers").keep();
+        registry.prompt(Some(b.id())).expect("a prompt");
+        assert_eq!(code.fragments.printed(), printed + 1, "only `b_only`");
+
+        // b's change left a's SDK and fragments alone; a's own change prints its new tool only.
+        registry.prompt(Some(a.id())).expect("a prompt");
+        assert_eq!(code.fragments.printed(), printed + 1);
+        a.register(tool("a_only")).expect("registers").keep();
+        let text = registry.prompt(Some(a.id())).expect("a prompt");
+        assert_eq!(code.fragments.printed(), printed + 2, "only `a_only`");
+        let sdk = text
+            .sections
+            .iter()
+            .find(|s| s.name == "tools:sdk")
+            .expect("an SDK section");
+        let fresh = super::sdk::render_tools_sdk(&[
+            super::sdk::sdk_tool_from(&tool("shared")),
+            super::sdk::sdk_tool_from(&tool("a_only")),
+        ]);
+        assert_eq!(sdk.text, fresh);
+    }
+
+    #[test]
+    fn fragments_die_with_the_sdks_holding_them() {
+        let registry = code_registry();
+        let code = CodeMode::of(&registry).expect("Code Mode state");
+        let a = registry.scope();
+        for i in 0..500 {
+            let name = format!("churn_{}", i % 7);
+            let registration = a.register(tool(&name)).expect("registers");
+            registry.prompt(Some(a.id())).expect("a prompt");
+            registration.dispose();
+            assert!(
+                code.fragments.entries() <= 2 * 2 + 64,
+                "the map stays bounded: {} entries",
+                code.fragments.entries()
+            );
+        }
+        assert_eq!(
+            code.fragments.printed(),
+            501,
+            "`shared` once, each churned tool once"
+        );
+        registry.prompt(Some(a.id())).expect("a prompt");
+        assert_eq!(code.fragments.len(), 1, "only `shared` is live");
+        drop(a);
+        assert_eq!(
+            code.fragments.len(),
+            0,
+            "a disposed scope frees its fragments"
+        );
     }
 
     #[test]

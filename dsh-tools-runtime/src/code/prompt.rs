@@ -5,7 +5,7 @@
 use dsh_tools::ToolDefinition;
 use dsh_tools::exec::ScopeId;
 
-use super::flavour::{FLAVOURS, flavour};
+use super::flavour::{FLAVOURS, TYPESCRIPT, flavour};
 use super::sdk::sdk_tool_from;
 use super::{CodeMode, RUN_CODE_NAME};
 use crate::registry::ScopeExtension;
@@ -17,7 +17,8 @@ pub const CODE_ONLY_TEXT: &str = "`run_code` is the only tool you can call direc
 /// Code Mode's prompt surface for a scope presenting in `mode` (not native): the wire tools,
 /// the names a tool order may list, and the `tools:code-only` / `tools:sdk` sections. The SDK
 /// text is cached per scope and rebuilt only when that scope's tools (or the runtime's
-/// language) changed.
+/// language) changed; a TypeScript rebuild re-prints only the tools no scope's cached SDK has
+/// printed (the registry's [`SdkCache`](super::sdk::SdkCache)).
 pub(super) fn surface(
     code: &CodeMode,
     scope: Option<ScopeId>,
@@ -40,8 +41,13 @@ pub(super) fn surface(
         });
     };
     let sdk = code.cached_sdk(scope, language, stored, || {
-        let sdk_tools: Vec<_> = stored.iter().map(sdk_tool_from).collect();
-        (flavour.render_sdk)(&sdk_tools)
+        if flavour.language == TYPESCRIPT.language {
+            let rendered = code.fragments.render(stored);
+            (rendered.shared_text(), Some(rendered))
+        } else {
+            let sdk_tools: Vec<_> = stored.iter().map(sdk_tool_from).collect();
+            ((flavour.render_sdk)(&sdk_tools).into(), None)
+        }
     });
     let mut sections = Vec::new();
     if mode == PresentationMode::Code {

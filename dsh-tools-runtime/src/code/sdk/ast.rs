@@ -12,31 +12,55 @@
 //! Recursive schemas (`Ty::Alias`) become named aliases `$<Name>` (from the schema's `title` or
 //! its `$ref` pointer; `$` keeps them apart from the SDK's and the standard library's names, a
 //! number suffix from each other), declared after the SDK's other declarations.
+//!
+//! Alias names are numbered across the whole SDK. A builder made [`AstBuilder::for_fragment`]
+//! (one tool at a time, see [`super::fragment`]) names its aliases by placeholders `#<n>` instead
+//! (`n`: the alias's index in [`AstBuilder::deferred`]), and records each alias's generation, so
+//! the names can be given once the whole tool set is known.
 
 use std::collections::{HashMap, HashSet};
 
-use dsh_tools::json::json_quote;
 use swc_common::comments::{Comment, CommentKind, Comments, SingleThreadedComments};
 use swc_common::{BytePos, DUMMY_SP, Span};
 use swc_ecma_ast::{
-    Bool, Expr, Ident, Lit as JsLit, Number, Str, TsArrayType, TsEntityName, TsIntersectionType,
-    TsKeywordType, TsKeywordTypeKind, TsLit, TsLitType, TsOptionalType, TsParenthesizedType,
-    TsPropertySignature, TsRestType, TsTupleElement, TsTupleType, TsType, TsTypeAnn, TsTypeElement,
-    TsTypeLit, TsTypeParamInstantiation, TsTypeRef, TsUnionOrIntersectionType, TsUnionType,
+    Ident, TsArrayType, TsEntityName, TsIntersectionType, TsOptionalType, TsParenthesizedType,
+    TsRestType, TsTupleElement, TsTupleType, TsType, TsTypeLit, TsTypeParamInstantiation,
+    TsTypeRef, TsUnionOrIntersectionType, TsUnionType,
 };
 
-use super::ir::{ElemKind, Kw, Lit, Ty, TyId, Types, is_bare_key};
+use super::ir::{ElemKind, Kw, Ty, TyId, Types};
+pub(crate) use super::nodes::{annotation, ident, keyword, literal, property, string, type_ref};
 use super::text::PRINT_BUDGET;
 
 /// How deep one declaration's types may nest before the rest moves to an alias.
 pub(crate) const MAX_DEPTH: usize = 24;
 
+/// An alias to declare after the SDK's other declarations.
+#[derive(Debug, Clone)]
+pub(crate) struct Deferred {
+    /// The name (or placeholder `#<n>`).
+    pub(crate) name: String,
+    /// `Some($<Name>)` for a recursive alias (its name before numbering), `None` for a
+    /// `DeepType<n>`.
+    pub(crate) base: Option<String>,
+    /// 0 when made while building a declaration's type, else one more than the generation of the
+    /// alias whose body was being built.
+    pub(crate) generation: u32,
+    id: TyId,
+    /// The inline-only recursive aliases around it.
+    inlining: Vec<u32>,
+}
+
 /// Builds `TsType`s from [`Types`], attaching doc comments to `comments`.
 pub(crate) struct AstBuilder<'c> {
     comments: &'c SingleThreadedComments,
     next_pos: u32,
-    /// Aliases to declare: `(name, node, inlined recursive aliases around it)`, in creation order.
-    pub(crate) deferred: Vec<(String, TyId, Vec<u32>)>,
+    /// Aliases to declare, in creation order.
+    pub(crate) deferred: Vec<Deferred>,
+    /// Names aliases by placeholders (see the module documentation).
+    placeholders: bool,
+    /// The generation of the aliases made now.
+    generation: u32,
     /// The inline-only recursive aliases whose body is being built (they recur as `unknown`).
     inlining: Vec<u32>,
     aliases: usize,
@@ -55,6 +79,8 @@ impl<'c> AstBuilder<'c> {
             comments,
             next_pos: 2,
             deferred: Vec::new(),
+            placeholders: false,
+            generation: 0,
             inlining: Vec::new(),
             aliases: 0,
             names: HashMap::new(),
@@ -63,6 +89,20 @@ impl<'c> AstBuilder<'c> {
             json_value: type_ref("JsonValue", None),
             record: ident("Record"),
         }
+    }
+
+    /// A builder for one tool's declarations: aliases are named by placeholders.
+    pub(crate) fn for_fragment(comments: &'c SingleThreadedComments) -> Self {
+        AstBuilder {
+            placeholders: true,
+            ..Self::new(comments)
+        }
+    }
+
+    /// How many nodes the builds so far took from the print budget; `None` once it ran out
+    /// (a type may have been cut to `unknown`).
+    pub(crate) fn budget_used(&self) -> Option<usize> {
+        (self.budget > 0).then_some(PRINT_BUDGET - self.budget)
     }
 
     /// A fresh span whose start carries `doc` as a `/** … */` leading comment.
@@ -97,8 +137,10 @@ impl<'c> AstBuilder<'c> {
         types: &Types<'_>,
         index: usize,
     ) -> Option<(String, Box<TsType>)> {
-        let (name, id, inlining) = self.deferred.get(index).cloned()?;
-        let saved = std::mem::replace(&mut self.inlining, inlining);
+        let entry = self.deferred.get(index)?;
+        let (name, id, generation) = (entry.name.clone(), entry.id, entry.generation);
+        let saved = std::mem::replace(&mut self.inlining, entry.inlining.clone());
+        self.generation = generation + 1;
         let ty = self.build(types, id, 0);
         self.inlining = saved;
         Some((name, ty))
@@ -117,9 +159,13 @@ impl<'c> AstBuilder<'c> {
             Ty::Alias(index) => return self.alias(types, *index, depth),
             _ if depth >= MAX_DEPTH => {
                 self.aliases += 1;
-                let name = format!("DeepType{}", self.aliases);
+                let name = if self.placeholders {
+                    format!("#{}", self.deferred.len())
+                } else {
+                    format!("DeepType{}", self.aliases)
+                };
                 let reference = type_ref(&name, None);
-                self.deferred.push((name, id, self.inlining.clone()));
+                self.defer(name, None, id, self.inlining.clone());
                 return reference;
             }
             _ => {}
@@ -237,17 +283,39 @@ impl<'c> AstBuilder<'c> {
                 '_'
             });
         }
-        let mut name = base.clone();
-        let mut n = 1;
-        while self.used.contains(&name) {
-            n += 1;
-            name = format!("{base}{n}");
-        }
-        self.used.insert(name.clone());
+        let name = if self.placeholders {
+            format!("#{}", self.deferred.len())
+        } else {
+            unique_name(&mut self.used, &base)
+        };
         self.names.insert(index, name.clone());
-        self.deferred.push((name.clone(), alias.body, Vec::new()));
-        type_ref(&name, None)
+        let reference = type_ref(&name, None);
+        self.defer(name, Some(base), alias.body, Vec::new());
+        reference
     }
+
+    /// Declares alias `name` of node `id` later (inside the inline-only aliases `inlining`).
+    fn defer(&mut self, name: String, base: Option<String>, id: TyId, inlining: Vec<u32>) {
+        self.deferred.push(Deferred {
+            name,
+            base,
+            generation: self.generation,
+            id,
+            inlining,
+        });
+    }
+}
+
+/// `base`, or `base` with the first number from 2 that makes it unused; marked used.
+pub(crate) fn unique_name(used: &mut HashSet<String>, base: &str) -> String {
+    let mut name = base.to_owned();
+    let mut n = 1;
+    while used.contains(&name) {
+        n += 1;
+        name = format!("{base}{n}");
+    }
+    used.insert(name.clone());
+    name
 }
 
 fn is_alias(types: &Types<'_>, id: TyId) -> bool {
@@ -284,98 +352,4 @@ fn paren_if(paren: bool, ty: Box<TsType>) -> Box<TsType> {
     } else {
         ty
     }
-}
-
-/// A keyword type.
-pub(crate) fn keyword(kw: Kw) -> Box<TsType> {
-    let kind = match kw {
-        Kw::String => TsKeywordTypeKind::TsStringKeyword,
-        Kw::Number => TsKeywordTypeKind::TsNumberKeyword,
-        Kw::Boolean => TsKeywordTypeKind::TsBooleanKeyword,
-        Kw::Null => TsKeywordTypeKind::TsNullKeyword,
-        Kw::Unknown => TsKeywordTypeKind::TsUnknownKeyword,
-        Kw::Never => TsKeywordTypeKind::TsNeverKeyword,
-    };
-    Box::new(TsType::TsKeywordType(TsKeywordType {
-        span: DUMMY_SP,
-        kind,
-    }))
-}
-
-/// A literal type with the `JSON.stringify` text as its raw text.
-pub(crate) fn literal(lit: &Lit<'_>) -> Box<TsType> {
-    let lit = match lit {
-        Lit::Str(s) => TsLit::Str(string(s)),
-        Lit::Num(text, value) => TsLit::Number(Number {
-            span: DUMMY_SP,
-            value: *value,
-            raw: Some(text.as_str().into()),
-        }),
-        Lit::Bool(value) => TsLit::Bool(Bool {
-            span: DUMMY_SP,
-            value: *value,
-        }),
-    };
-    Box::new(TsType::TsLitType(TsLitType {
-        span: DUMMY_SP,
-        lit,
-    }))
-}
-
-/// A string literal printed with `JSON.stringify` quoting.
-pub(crate) fn string(s: &str) -> Str {
-    Str {
-        span: DUMMY_SP,
-        value: s.into(),
-        raw: Some(json_quote(s).into()),
-    }
-}
-
-/// An identifier.
-pub(crate) fn ident(name: &str) -> Ident {
-    Ident::new_no_ctxt(name.into(), DUMMY_SP)
-}
-
-/// A type reference `name<params…>`.
-#[allow(
-    clippy::vec_box,
-    reason = "swc's TsTypeParamInstantiation holds Vec<Box<TsType>>"
-)]
-pub(crate) fn type_ref(name: &str, params: Option<Vec<Box<TsType>>>) -> Box<TsType> {
-    Box::new(TsType::TsTypeRef(TsTypeRef {
-        span: DUMMY_SP,
-        type_name: TsEntityName::Ident(ident(name)),
-        type_params: params.map(|params| {
-            Box::new(TsTypeParamInstantiation {
-                span: DUMMY_SP,
-                params,
-            })
-        }),
-    }))
-}
-
-/// A type annotation.
-pub(crate) fn annotation(ty: Box<TsType>) -> Box<TsTypeAnn> {
-    Box::new(TsTypeAnn {
-        span: DUMMY_SP,
-        type_ann: ty,
-    })
-}
-
-/// A property signature `key?: ty`; the key is bare or JSON-quoted (`docs/CONTRACTS.md`, "The
-/// SDK").
-pub(crate) fn property(span: Span, key: &str, optional: bool, ty: Box<TsType>) -> TsTypeElement {
-    let key = if is_bare_key(key) {
-        Box::new(Expr::Ident(ident(key)))
-    } else {
-        Box::new(Expr::Lit(JsLit::Str(string(key))))
-    };
-    TsTypeElement::TsPropertySignature(TsPropertySignature {
-        span,
-        readonly: false,
-        key,
-        computed: false,
-        optional,
-        type_ann: Some(annotation(ty)),
-    })
 }

@@ -10,11 +10,17 @@
 //!   declarations (`JsonValue`, `ToolArgsMap`, `ToolOutputMap` of the typed outputs, `ToolName`,
 //!   `ToolCallError`, `tools`), built as a swc TypeScript AST and printed by `swc_ecma_codegen`.
 //!
+//! - [`SdkCache`]: the same section for a set of tool definitions, re-printing only the tools
+//!   it has not printed yet (a registry keeps one for all its scopes).
+//!
 //! How it works: a schema is lowered once into a flat arena of type nodes (`ir`) — by the
 //! reference transcription (`reference`) when the schema lies in the subset, else by the wide
 //! lowering (`wide`, `shape`, `refs`, `doc`). The arena is printed either as text (`text`) or
-//! as swc AST (`ast`, `print`). Every traversal is iterative or depth-capped, so deep schemas
-//! cannot overflow the stack.
+//! as swc AST (`ast`, `nodes`, `print`). Every traversal is iterative or depth-capped, so deep
+//! schemas cannot overflow the stack. The SDK prints each tool's share on its own (`fragment`:
+//! its map members and aliases, alias names as placeholders) and assembles the shares
+//! (`assemble`: alias numbering, the fixed declarations); `cache` keeps the shares per tool
+//! definition.
 //!
 //! ```
 //! use dsh_tools_runtime::code::sdk::{SdkTool, json_schema_to_ts, render_tools_sdk};
@@ -25,11 +31,15 @@
 //! assert!(sdk.contains("interface ToolArgsMap {}\n\ninterface ToolOutputMap {}"));
 //! ```
 
+mod assemble;
 mod ast;
+mod cache;
 mod doc;
+mod fragment;
 mod instructions;
 mod ir;
 mod keywords;
+mod nodes;
 mod print;
 mod reference;
 mod refs;
@@ -39,7 +49,10 @@ mod text;
 mod ts_type;
 mod wide;
 
+pub use cache::{RenderedSdk, SdkCache};
 pub use instructions::INSTRUCTIONS;
+#[doc(hidden)]
+pub use render::sdk_declarations_whole;
 pub use render::{SdkTool, render_tools_sdk, sdk_declarations, sdk_tool_from};
 pub use ts_type::json_schema_to_ts;
 #[doc(hidden)]

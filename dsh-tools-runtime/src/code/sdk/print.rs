@@ -1,8 +1,13 @@
 //! Printing swc AST declarations with `swc_ecma_codegen`.
 //!
-//! The code generator writes through [`SdkWriter`], a thin wrapper over swc's `JsWriter`
-//! (2-space indentation) with two layout choices of the SDK: a doc comment ends its line (the
-//! member follows on the next line, as in the reference text) and an empty body prints `{}`.
+//! The code generator writes through [`SdkWriter`], a text writer with the layout of swc's
+//! `JsWriter` (2-space indentation, indentation written lazily before a line's first output) and
+//! two layout choices of the SDK: a doc comment ends its line (the member follows on the next
+//! line, as in the reference text) and an empty body prints `{}`.
+//!
+//! Placeholders: an identifier `#<n>` (never a valid name, so never otherwise printed) is not
+//! written; the writer records its byte offset and `n` as a [`Mark`], and whoever assembles the
+//! text later writes the alias name that `n` stands for there (see [`super::fragment`]).
 
 use std::io;
 
@@ -10,46 +15,87 @@ use swc_common::comments::SingleThreadedComments;
 use swc_common::sync::Lrc;
 use swc_common::{BytePos, SourceMap, Span};
 use swc_ecma_ast::ModuleItem;
-use swc_ecma_codegen::text_writer::{JsWriter, WriteJs};
+use swc_ecma_codegen::text_writer::WriteJs;
 use swc_ecma_codegen::{Config, Emitter, Node};
+
+/// Where placeholder `alias` stands in a printed text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Mark {
+    /// The byte offset.
+    pub(crate) at: usize,
+    /// The placeholder's number (`#<alias>`).
+    pub(crate) alias: u32,
+}
 
 /// Prints each declaration with the code generator; declarations are separated by a blank line.
 pub(crate) fn print_items(items: &[ModuleItem], comments: &SingleThreadedComments) -> String {
     let cm: Lrc<SourceMap> = Lrc::default();
     let mut buf: Vec<u8> = Vec::with_capacity(4096);
+    let mut marks = Vec::new();
     for (i, item) in items.iter().enumerate() {
         if i > 0 {
             buf.extend_from_slice(b"\n\n");
         }
-        let start = buf.len();
-        let mut inner = JsWriter::new(cm.clone(), "\n", &mut buf, None);
-        inner.set_indent_str("  ");
-        let mut emitter = Emitter {
-            cfg: Config::default(),
-            cm: cm.clone(),
-            comments: Some(comments),
-            wr: SdkWriter {
-                inner,
-                pending_line: false,
-                after_doc: false,
-                after_open_brace: false,
-            },
-        };
-        // Writing to a Vec cannot fail; the code generator only fails on AST nodes of unknown
-        // kinds, which this module never builds.
-        if item.emit_with(&mut emitter).is_ok() {
-            let _ = emitter.wr.flush_line();
-        }
-        while buf.len() > start && buf.last() == Some(&b'\n') {
-            buf.pop();
-        }
+        emit(&cm, item, comments, &mut buf, &mut marks);
     }
+    into_string(buf)
+}
+
+/// Prints one declaration, with the [`Mark`]s of its placeholders.
+pub(crate) fn print_item(
+    cm: &Lrc<SourceMap>,
+    item: &ModuleItem,
+    comments: &SingleThreadedComments,
+) -> (String, Vec<Mark>) {
+    let mut buf = Vec::with_capacity(256);
+    let mut marks = Vec::new();
+    emit(cm, item, comments, &mut buf, &mut marks);
+    (into_string(buf), marks)
+}
+
+fn emit(
+    cm: &Lrc<SourceMap>,
+    item: &ModuleItem,
+    comments: &SingleThreadedComments,
+    buf: &mut Vec<u8>,
+    marks: &mut Vec<Mark>,
+) {
+    let start = buf.len();
+    let mut emitter = Emitter {
+        cfg: Config::default(),
+        cm: cm.clone(),
+        comments: Some(comments),
+        wr: SdkWriter {
+            out: buf,
+            marks,
+            indent: 0,
+            line_start: true,
+            pending_line: false,
+            after_doc: false,
+            after_open_brace: false,
+        },
+    };
+    // Writing to a Vec cannot fail; the code generator only fails on AST nodes of unknown
+    // kinds, which this module never builds.
+    if item.emit_with(&mut emitter).is_ok() {
+        let _ = emitter.wr.flush_line();
+    }
+    while buf.len() > start && buf.last() == Some(&b'\n') {
+        buf.pop();
+    }
+}
+
+fn into_string(buf: Vec<u8>) -> String {
     String::from_utf8(buf).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 /// See the module documentation.
-struct SdkWriter<W: WriteJs> {
-    inner: W,
+struct SdkWriter<'b> {
+    out: &'b mut Vec<u8>,
+    marks: &'b mut Vec<Mark>,
+    indent: usize,
+    /// Nothing has been written on the current line yet (its indentation is owed).
+    line_start: bool,
     /// A line break is owed (written before the next output, dropped before a `}` that
     /// directly follows a `{`).
     pending_line: bool,
@@ -61,11 +107,32 @@ struct SdkWriter<W: WriteJs> {
 
 type Result = io::Result<()>;
 
-impl<W: WriteJs> SdkWriter<W> {
+impl SdkWriter<'_> {
+    /// `JsWriter::write`: the indentation at a line's first output, then `data`.
+    fn write(&mut self, data: &str) -> Result {
+        if !data.is_empty() {
+            self.indent_if_owed();
+            self.out.extend_from_slice(data.as_bytes());
+        }
+        Ok(())
+    }
+
+    fn indent_if_owed(&mut self) {
+        if self.line_start {
+            for _ in 0..self.indent {
+                self.out.extend_from_slice(b"  ");
+            }
+            self.line_start = false;
+        }
+    }
+
     fn flush_line(&mut self) -> Result {
         if self.pending_line {
             self.pending_line = false;
-            self.inner.write_line()?;
+            if !self.line_start {
+                self.out.push(b'\n');
+                self.line_start = true;
+            }
         }
         Ok(())
     }
@@ -78,18 +145,20 @@ impl<W: WriteJs> SdkWriter<W> {
     }
 }
 
-impl<W: WriteJs> WriteJs for SdkWriter<W> {
+impl WriteJs for SdkWriter<'_> {
     fn increase_indent(&mut self) -> Result {
-        self.inner.increase_indent()
+        self.indent += 1;
+        Ok(())
     }
 
     fn decrease_indent(&mut self) -> Result {
-        self.inner.decrease_indent()
+        self.indent = self.indent.saturating_sub(1);
+        Ok(())
     }
 
-    fn write_semi(&mut self, span: Option<Span>) -> Result {
+    fn write_semi(&mut self, _span: Option<Span>) -> Result {
         self.before()?;
-        self.inner.write_semi(span)
+        self.write(";")
     }
 
     fn write_space(&mut self) -> Result {
@@ -99,27 +168,27 @@ impl<W: WriteJs> WriteJs for SdkWriter<W> {
             return Ok(());
         }
         self.before()?;
-        self.inner.write_space()
+        self.write(" ")
     }
 
-    fn write_keyword(&mut self, span: Option<Span>, s: &'static str) -> Result {
+    fn write_keyword(&mut self, _span: Option<Span>, s: &'static str) -> Result {
         self.before()?;
-        self.inner.write_keyword(span, s)
+        self.write(s)
     }
 
-    fn write_operator(&mut self, span: Option<Span>, s: &str) -> Result {
+    fn write_operator(&mut self, _span: Option<Span>, s: &str) -> Result {
         self.before()?;
-        self.inner.write_operator(span, s)
+        self.write(s)
     }
 
     fn write_param(&mut self, s: &str) -> Result {
         self.before()?;
-        self.inner.write_param(s)
+        self.write(s)
     }
 
     fn write_property(&mut self, s: &str) -> Result {
         self.before()?;
-        self.inner.write_property(s)
+        self.write(s)
     }
 
     fn write_line(&mut self) -> Result {
@@ -128,39 +197,47 @@ impl<W: WriteJs> WriteJs for SdkWriter<W> {
         Ok(())
     }
 
-    fn write_lit(&mut self, span: Span, s: &str) -> Result {
+    fn write_lit(&mut self, _span: Span, s: &str) -> Result {
         self.before()?;
-        self.inner.write_lit(span, s)
+        self.write(s)
     }
 
     fn write_comment(&mut self, s: &str) -> Result {
         self.before()?;
-        self.inner.write_comment(s)?;
+        self.write(s)?;
         self.after_doc = s == "*/";
         Ok(())
     }
 
-    fn write_str_lit(&mut self, span: Span, s: &str) -> Result {
+    fn write_str_lit(&mut self, _span: Span, s: &str) -> Result {
         self.before()?;
-        self.inner.write_str_lit(span, s)
+        self.write(s)
     }
 
     fn write_str(&mut self, s: &str) -> Result {
         self.before()?;
-        self.inner.write_str(s)
+        self.write(s)
     }
 
-    fn write_symbol(&mut self, span: Span, s: &str) -> Result {
+    fn write_symbol(&mut self, _span: Span, s: &str) -> Result {
         self.before()?;
-        self.inner.write_symbol(span, s)
+        if let Some(alias) = s.strip_prefix('#').and_then(|n| n.parse().ok()) {
+            self.indent_if_owed();
+            self.marks.push(Mark {
+                at: self.out.len(),
+                alias,
+            });
+            return Ok(());
+        }
+        self.write(s)
     }
 
-    fn write_punct(&mut self, span: Option<Span>, s: &'static str, commit: bool) -> Result {
+    fn write_punct(&mut self, _span: Option<Span>, s: &'static str, _commit: bool) -> Result {
         if s == "}" && self.after_open_brace && self.pending_line {
             self.pending_line = false;
         }
         self.before()?;
-        self.inner.write_punct(span, s, commit)?;
+        self.write(s)?;
         self.after_open_brace = s == "{";
         Ok(())
     }
@@ -174,6 +251,6 @@ impl<W: WriteJs> WriteJs for SdkWriter<W> {
     }
 
     fn commit_pending_semi(&mut self) -> Result {
-        self.inner.commit_pending_semi()
+        Ok(())
     }
 }

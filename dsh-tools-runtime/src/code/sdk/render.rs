@@ -15,8 +15,10 @@ use swc_ecma_ast::{
 };
 
 use super::INSTRUCTIONS;
+use super::assemble::assemble;
 use super::ast::{AstBuilder, annotation, ident, keyword, property, string, type_ref};
 use super::doc::doc_text;
+use super::fragment::Fragment;
 use super::ir::{Kw, TyId, Types};
 use super::print::print_items;
 use super::ts_type::lower;
@@ -89,11 +91,15 @@ pub fn sdk_tool_from(def: &ToolDefinition) -> SdkTool {
 /// ));
 /// ```
 pub fn render_tools_sdk(tools: &[SdkTool]) -> String {
-    let declarations = sdk_declarations(tools);
+    assembled(tools, true).unwrap_or_else(|| section(&sdk_declarations_whole(tools)))
+}
+
+/// The SDK section around `declarations`.
+pub(crate) fn section(declarations: &str) -> String {
     let mut out = String::with_capacity(INSTRUCTIONS.len() + declarations.len() + 16);
     out.push_str(INSTRUCTIONS);
     out.push_str("\n\n");
-    push_fenced(&mut out, "ts", &declarations);
+    push_fenced(&mut out, "ts", declarations);
     out
 }
 
@@ -103,39 +109,133 @@ pub fn render_tools_sdk(tools: &[SdkTool]) -> String {
 /// need: `$Name` for each recursive schema (a `$ref` cycle, e.g. `type $TreeEntry = { …;
 /// children?: $TreeEntry[] }`) and `DeepType<n>` for types nested too deep to print in one piece.
 /// A valid `.d.ts` script on its own (checked with `tsc --strict` in the tests).
+///
+/// Each tool is printed on its own (its members and aliases, with placeholders for the alias
+/// names) and the pieces are assembled; the text is byte-identical to printing the whole set as
+/// one AST ([`sdk_declarations_whole`]), which is what happens when the tools together exceed
+/// the print budget. [`SdkCache`](super::SdkCache) keeps the pieces between calls.
 pub fn sdk_declarations(tools: &[SdkTool]) -> String {
+    assembled(tools, false).unwrap_or_else(|| sdk_declarations_whole(tools))
+}
+
+/// The declarations (or the `section`) from per-tool fragments; `None` past the print budget.
+fn assembled(tools: &[SdkTool], section: bool) -> Option<String> {
     let mut sorted: Vec<&SdkTool> = tools.iter().collect();
-    sorted.sort_by(|a, b| utf16_cmp(&a.name, &b.name));
+    sorted.sort_by(|a, b| name_order(&a.name, &b.name));
+    let fragments: Vec<Fragment> = sorted
+        .iter()
+        .map(|tool| Fragment::of(ToolView::from(*tool)))
+        .collect();
+    assemble(&fragments.iter().collect::<Vec<_>>(), section)
+}
+
+/// The SDK's tool order: by name in UTF-16 code-unit order (byte order when both are ASCII,
+/// where the two agree).
+pub(crate) fn name_order(a: &str, b: &str) -> std::cmp::Ordering {
+    if a.is_ascii() && b.is_ascii() {
+        a.cmp(b)
+    } else {
+        utf16_cmp(a, b)
+    }
+}
+
+/// [`sdk_declarations`] printed as one AST: the whole tool set's declarations built, then
+/// printed, in one piece (the reference the assembled text is tested against).
+#[doc(hidden)]
+pub fn sdk_declarations_whole(tools: &[SdkTool]) -> String {
+    let mut sorted: Vec<&SdkTool> = tools.iter().collect();
+    sorted.sort_by(|a, b| name_order(&a.name, &b.name));
     let comments = SingleThreadedComments::default();
     let mut builder = AstBuilder::new(&comments);
     let mut types = Types::new();
     let mut args = Vec::with_capacity(sorted.len());
     let mut outputs = Vec::with_capacity(sorted.len());
     for tool in &sorted {
-        let id = lower(&mut types, &tool.parameters);
-        let ty = builder.ty(&types, id);
-        let span = if tool.description.is_empty() {
-            DUMMY_SP
-        } else {
-            builder.doc_span(&doc_text(&tool.description))
-        };
-        args.push(property(span, &tool.name, false, ty));
-        let id = lower(&mut types, &tool.output);
-        if id != TyId::JSON {
-            // The output schema's own description has no member of its own to stand on.
-            let span = match tool.output.get("description").and_then(Value::as_str) {
-                Some(description) if !description.trim().is_empty() => {
-                    builder.doc_span(&doc_text(description))
-                }
-                _ => DUMMY_SP,
-            };
-            outputs.push(property(span, &tool.name, false, builder.ty(&types, id)));
+        let (arg, output) = members(&mut builder, &mut types, ToolView::from(*tool));
+        args.push(arg);
+        outputs.extend(output);
+    }
+    let mut items = head_items();
+    items.push(interface("ToolArgsMap", args));
+    items.push(interface("ToolOutputMap", outputs));
+    items.extend(tail_items());
+    let mut next = 0;
+    while let Some((name, ty)) = builder.deferred_decl(&types, next) {
+        next += 1;
+        items.push(alias(&name, ty));
+    }
+    print_items(&items, &comments)
+}
+
+/// The parts of one tool the SDK reads, borrowed from an [`SdkTool`] or a [`ToolDefinition`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ToolView<'a> {
+    pub(crate) name: &'a str,
+    pub(crate) description: &'a str,
+    pub(crate) parameters: &'a Value,
+    pub(crate) output: &'a Value,
+}
+
+impl<'a> From<&'a SdkTool> for ToolView<'a> {
+    fn from(tool: &'a SdkTool) -> Self {
+        ToolView {
+            name: &tool.name,
+            description: &tool.description,
+            parameters: &tool.parameters,
+            output: &tool.output,
         }
     }
-    let mut items = vec![
-        alias("JsonValue", json_value()),
-        interface("ToolArgsMap", args),
-        interface("ToolOutputMap", outputs),
+}
+
+impl<'a> From<&'a ToolDefinition> for ToolView<'a> {
+    fn from(def: &'a ToolDefinition) -> Self {
+        ToolView {
+            name: def.name(),
+            description: def.description(),
+            parameters: def.parameters(),
+            output: def.output_schema(),
+        }
+    }
+}
+
+/// One tool's members: of `ToolArgsMap` (with the description as its doc), and of
+/// `ToolOutputMap` unless the output is any JSON value.
+pub(crate) fn members<'s>(
+    builder: &mut AstBuilder<'_>,
+    types: &mut Types<'s>,
+    tool: ToolView<'s>,
+) -> (TsTypeElement, Option<TsTypeElement>) {
+    let id = lower(types, tool.parameters);
+    let ty = builder.ty(types, id);
+    let span = if tool.description.is_empty() {
+        DUMMY_SP
+    } else {
+        builder.doc_span(&doc_text(tool.description))
+    };
+    let args = property(span, tool.name, false, ty);
+    let id = lower(types, tool.output);
+    if id == TyId::JSON {
+        return (args, None);
+    }
+    // The output schema's own description has no member of its own to stand on.
+    let span = match tool.output.get("description").and_then(Value::as_str) {
+        Some(description) if !description.trim().is_empty() => {
+            builder.doc_span(&doc_text(description))
+        }
+        _ => DUMMY_SP,
+    };
+    let output = property(span, tool.name, false, builder.ty(types, id));
+    (args, Some(output))
+}
+
+/// The declarations before the two maps: `JsonValue`.
+pub(crate) fn head_items() -> Vec<ModuleItem> {
+    vec![alias("JsonValue", json_value())]
+}
+
+/// The declarations after the two maps: `ToolName`, `ToolCallError`, `tools`.
+pub(crate) fn tail_items() -> Vec<ModuleItem> {
+    vec![
         alias(
             "ToolName",
             Box::new(TsType::TsTypeOperator(TsTypeOperator {
@@ -146,20 +246,14 @@ pub fn sdk_declarations(tools: &[SdkTool]) -> String {
         ),
         tool_call_error(),
         tools_const(),
-    ];
-    let mut next = 0;
-    while let Some((name, ty)) = builder.deferred_decl(&types, next) {
-        next += 1;
-        items.push(alias(&name, ty));
-    }
-    print_items(&items, &comments)
+    ]
 }
 
 fn decl(decl: Decl) -> ModuleItem {
     ModuleItem::Stmt(Stmt::Decl(decl))
 }
 
-fn alias(name: &str, ty: Box<TsType>) -> ModuleItem {
+pub(crate) fn alias(name: &str, ty: Box<TsType>) -> ModuleItem {
     decl(Decl::TsTypeAlias(Box::new(TsTypeAliasDecl {
         span: DUMMY_SP,
         declare: false,
@@ -169,7 +263,7 @@ fn alias(name: &str, ty: Box<TsType>) -> ModuleItem {
     })))
 }
 
-fn interface(name: &str, members: Vec<TsTypeElement>) -> ModuleItem {
+pub(crate) fn interface(name: &str, members: Vec<TsTypeElement>) -> ModuleItem {
     decl(Decl::TsInterface(Box::new(TsInterfaceDecl {
         span: DUMMY_SP,
         id: ident(name),

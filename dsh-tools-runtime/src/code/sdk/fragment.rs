@@ -1,0 +1,112 @@
+//! One tool's share of the SDK declarations, printed on its own: its `ToolArgsMap` member (with
+//! its doc comment), its `ToolOutputMap` member when its output is typed, and the aliases its
+//! types need (`$Name` for recursive schemas, `DeepType<n>` for deep types).
+//!
+//! Alias names are numbered across the whole SDK (`$Node2`, `DeepType7`), so a fragment names
+//! them by placeholders (see [`super::print`]) and [`super::assemble`] writes the names in. A
+//! fragment depends on nothing but its tool: built once, it serves every tool set holding the
+//! tool, in any scope.
+
+use swc_common::SourceMap;
+use swc_common::comments::SingleThreadedComments;
+use swc_common::sync::Lrc;
+use swc_ecma_ast::{ModuleItem, TsTypeElement};
+
+use super::ast::AstBuilder;
+use super::ir::Types;
+use super::print::{Mark, print_item};
+use super::render::{ToolView, alias, interface, members};
+use crate::code::fence::longest_backtick_run;
+
+/// A printed text and the placeholders in it.
+#[derive(Debug, Clone)]
+pub(crate) struct Piece {
+    pub(crate) text: String,
+    /// In text order.
+    pub(crate) marks: Vec<Mark>,
+}
+
+/// An alias a tool's types need, declared after the SDK's other declarations.
+#[derive(Debug, Clone)]
+pub(crate) struct AliasPiece {
+    /// See [`super::ast::Deferred::generation`]: aliases are declared (and numbered) generation
+    /// by generation, tool by tool within one.
+    pub(crate) generation: u32,
+    /// `Some($<Name>)` for a recursive alias (numbered from 2 when taken), `None` for a
+    /// `DeepType<n>`.
+    pub(crate) base: Option<String>,
+    /// `type #<i> = …;`.
+    pub(crate) decl: Piece,
+}
+
+/// See the module documentation.
+#[derive(Debug, Clone)]
+pub(crate) struct Fragment {
+    /// The `ToolArgsMap` member, indented one level, without a line break at either end.
+    pub(crate) args: Piece,
+    /// The `ToolOutputMap` member, in the same form.
+    pub(crate) output: Option<Piece>,
+    /// Placeholder `#<i>` stands for the name of `aliases[i]` (in creation order, so by
+    /// generation).
+    pub(crate) aliases: Vec<AliasPiece>,
+    /// The nodes taken from the SDK's print budget; `None` when this tool alone ran it out.
+    pub(crate) nodes: Option<usize>,
+    /// The longest run of backticks in any piece (the SDK's fence must be longer).
+    pub(crate) backticks: usize,
+}
+
+impl Fragment {
+    /// Lowers and prints `tool`.
+    pub(crate) fn of(tool: ToolView<'_>) -> Fragment {
+        let comments = SingleThreadedComments::default();
+        let mut builder = AstBuilder::for_fragment(&comments);
+        let mut types = Types::new();
+        let (args, output) = members(&mut builder, &mut types, tool);
+        let mut decls: Vec<ModuleItem> = Vec::new();
+        while let Some((name, ty)) = builder.deferred_decl(&types, decls.len()) {
+            decls.push(alias(&name, ty));
+        }
+        let cm: Lrc<SourceMap> = Lrc::default();
+        let args = member(&cm, args, &comments);
+        let output = output.map(|output| member(&cm, output, &comments));
+        let aliases: Vec<AliasPiece> = builder
+            .deferred
+            .iter()
+            .zip(&decls)
+            .map(|(deferred, decl)| {
+                let (text, marks) = print_item(&cm, decl, &comments);
+                AliasPiece {
+                    generation: deferred.generation,
+                    base: deferred.base.clone(),
+                    decl: Piece { text, marks },
+                }
+            })
+            .collect();
+        let backticks = std::iter::once(&args)
+            .chain(&output)
+            .chain(aliases.iter().map(|a| &a.decl))
+            .map(|piece| longest_backtick_run(&piece.text))
+            .max()
+            .unwrap_or(0);
+        Fragment {
+            args,
+            output,
+            aliases,
+            nodes: builder.budget_used(),
+            backticks,
+        }
+    }
+}
+
+/// The text of `member` as a member of an interface.
+fn member(cm: &Lrc<SourceMap>, member: TsTypeElement, comments: &SingleThreadedComments) -> Piece {
+    const OPEN: &str = "interface I {\n";
+    let (mut text, mut marks) = print_item(cm, &interface("I", vec![member]), comments);
+    debug_assert!(text.starts_with(OPEN) && text.ends_with("\n}"));
+    text.truncate(text.len().saturating_sub(2));
+    text.drain(..OPEN.len().min(text.len()));
+    for mark in &mut marks {
+        mark.at = mark.at.saturating_sub(OPEN.len());
+    }
+    Piece { text, marks }
+}
