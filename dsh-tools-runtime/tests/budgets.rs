@@ -381,3 +381,19 @@ async fn imported_mcp_tools_are_budgeted_the_same_way() {
         .unwrap();
     assert!(whole.len() > 100_000);
 }
+
+#[test]
+fn setting_and_lifting_a_scope_budget_are_change_events() {
+    let registry = ToolRegistry::new();
+    let agent = registry.scope();
+    let seen = Arc::new(std::sync::Mutex::new(0));
+    let sink = Arc::clone(&seen);
+    registry
+        .on_change(move |_| *sink.lock().unwrap() += 1)
+        .keep();
+    let budget = agent.set_max_result_tokens(Some(10)).unwrap();
+    assert_eq!(*seen.lock().unwrap(), 1);
+    budget.dispose();
+    assert_eq!(*seen.lock().unwrap(), 2);
+    assert_eq!(registry.result_budget(Some(agent.id())), Some(25_000));
+}

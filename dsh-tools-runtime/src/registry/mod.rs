@@ -114,7 +114,8 @@ pub enum RegistryChange {
         /// Its scope.
         scope: Option<ScopeId>,
     },
-    /// A restriction was added or lifted, or a presentation mode declared or lifted.
+    /// A restriction was added or lifted, a presentation mode declared or lifted, or a result
+    /// budget set or lifted.
     ScopeChanged {
         /// The scope.
         scope: ScopeId,

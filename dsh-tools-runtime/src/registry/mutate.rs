@@ -216,6 +216,7 @@ impl ToolRegistry {
                 .budget_floor
                 .fetch_min(max_tokens, Ordering::AcqRel);
         }
+        self.notify_or_undo(scope, id)?;
         Ok(Registration::new(
             &self.inner,
             Effect::Layer {

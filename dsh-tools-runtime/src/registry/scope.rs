@@ -231,7 +231,7 @@ fn dispose(registry: &ToolRegistry, id: ScopeId) {
         };
         let _ = registry.notify(&change);
     }
-    if !layer.restrictions.is_empty() || layer.mode.is_some() {
+    if !layer.restrictions.is_empty() || layer.mode.is_some() || layer.budget.is_some() {
         let _ = registry.notify(&RegistryChange::ScopeChanged { scope: id });
     }
 }
