@@ -268,3 +268,45 @@ async fn a_registry_without_a_presentation_still_hides_code_only_tools() {
     assert_eq!(code(&result).as_deref(), Some("UNKNOWN_TOOL"));
     assert_eq!(counted.runs(), 0);
 }
+
+#[tokio::test]
+async fn a_typescript_program_is_told_why_it_cannot_call_a_native_only_tool() {
+    use dsh_tools_runtime::code::quickjs::{QuickJsConfig, QuickJsRuntime};
+
+    let registry = ToolRegistry::with_config(RegistryConfig {
+        mode: PresentationMode::Code,
+        ..RegistryConfig::default()
+    });
+    registry.set_code_runtime(Arc::new(
+        QuickJsRuntime::new(QuickJsConfig::default()).unwrap(),
+    ));
+    let (counted, def) = probe(Callers::Native);
+    registry.register(def).unwrap().keep();
+    let run = |id: &str, code: &str| {
+        ToolExecutionInput::new(
+            id,
+            "run_code",
+            json!({"code": code, "description": "Call the probe"}),
+        )
+    };
+    // Named in the program: refused before it runs.
+    let named = registry
+        .execute(run("r1", "return await tools.probe({});"))
+        .await;
+    assert_eq!(
+        named.error().map(|e| e.message().to_owned()),
+        Some("code run failed (static-check): the program was not run: 1 problem found before it started:\n1:14 tools.probe is callable by the model directly, not from code (callers = \"native\")".to_owned())
+    );
+    // Reached dynamically: the call rejects with the pipeline's refusal.
+    let dynamic = registry
+        .execute(run(
+            "r2",
+            "const name = ['pro', 'be'].join(''); try { await tools[name]({}); return 'ran'; } catch (e) { return `${e.name}: ${e.message}`; }",
+        ))
+        .await;
+    assert_eq!(
+        dynamic.value().map(|v| v["result"].clone()),
+        Some(json!(format!("ToolCallError: {BY_MODEL}")))
+    );
+    assert_eq!(counted.runs(), 0);
+}
