@@ -83,6 +83,8 @@ pub(crate) struct ToolOptions {
     pub(crate) callers: Option<syn::LitStr>,
     /// The result budget in tokens (checked positive by `check::max_result_tokens`).
     pub(crate) max_result_tokens: Option<syn::LitInt>,
+    /// `fn(&Args) -> String`: how to get the rest of a cut result.
+    pub(crate) result_hint: Option<syn::Path>,
     /// The path of the `dsh_tools` crate (default `::dsh_tools`).
     #[darling(rename = "crate")]
     pub(crate) krate: Option<syn::Path>,
@@ -105,6 +107,7 @@ const TOOL_OPTIONS: &[&str] = &[
     "open_world",
     "callers",
     "max_result_tokens",
+    "result_hint",
     "crate",
 ];
 

@@ -144,9 +144,13 @@ async fn finish(
 async fn gone() {}
 
 /// Crunch numbers (from programs only).
-#[tool(callers = "code", max_result_tokens = 500)]
+#[tool(callers = "code", max_result_tokens = 500, result_hint = crunch_hint)]
 async fn crunch(n: u32) -> u32 {
     n
+}
+
+fn crunch_hint(args: &crunch::Args) -> String {
+    format!("crunch again with n > {}", args.n)
 }
 
 async fn run_in(
@@ -596,6 +600,11 @@ fn callers_and_the_result_budget_reach_the_definition_and_the_trait() {
     let tool = crunch::definition().unwrap();
     assert_eq!(tool.callers(), dsh_tools::Callers::Code);
     assert_eq!(tool.max_result_tokens(), Some(500));
+    assert_eq!(
+        tool.result_hint(&json!({"n": 7})).as_deref(),
+        Some("crunch again with n > 7")
+    );
+    assert_eq!(tool.result_hint(&json!({"n": "x"})).as_deref(), Some(""));
     let options = dsh_tools::tool::Tool::options(&crunch::Tool);
     assert_eq!(options.callers, dsh_tools::Callers::Code);
     assert_eq!(options.max_result_tokens, Some(500));

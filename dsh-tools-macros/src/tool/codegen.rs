@@ -293,7 +293,15 @@ fn presenters(sig: &ToolSig, krate: &TokenStream) -> TokenStream {
         .finalize_content
         .as_ref()
         .map(|path| quote_spanned!(path.span()=> .finalize_content(#path)));
-    quote!(#call #result #render #meta #finalize)
+    // Arguments that do not validate get no hint (an empty one: the generic hint is used).
+    let hint = options.result_hint.as_ref().map(|path| {
+        quote_spanned! {path.span()=>
+            .result_hint(move |__args: &#value| {
+                (__in.soft)(__args).map(|__a| #path(&__a)).unwrap_or_default()
+            })
+        }
+    });
+    quote!(#call #result #render #meta #finalize #hint)
 }
 
 /// The body closure: read the arguments, fetch host state, call, convert the outcome.

@@ -45,7 +45,9 @@ pub(super) fn cut<H: Host>(host: &H, call: &Call, result: &mut ToolExecutionResu
     // The tool's hint is its own code: a panic there only loses the hint.
     let hint = tool.and_then(|def| {
         let args = call.exec.arguments.as_deref()?;
-        catch_unwind(AssertUnwindSafe(|| def.result_hint(args))).ok()?
+        catch_unwind(AssertUnwindSafe(|| def.result_hint(args)))
+            .ok()?
+            .filter(|hint| !hint.is_empty())
     });
     fit_content(content, budget, hint.as_deref());
 }

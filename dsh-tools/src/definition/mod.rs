@@ -273,8 +273,8 @@ impl ToolDefinition {
     }
 
     /// How to get the rest of a result cut to its budget, from the call's arguments (e.g.
-    /// `continue with offset 2001`); `None` when the tool gives no hint (a generic one is used).
-    /// Called only when a result is cut.
+    /// `continue with offset 2001`); `None` when the tool gives no hint (a generic one is used,
+    /// as for an empty hint). Called only when a result is cut.
     pub fn result_hint(&self, args: &Value) -> Option<String> {
         self.inner.result_hint.as_ref().map(|hint| hint(args))
     }
