@@ -79,6 +79,12 @@ pub(crate) struct ToolOptions {
     pub(crate) idempotent: Option<bool>,
     /// `openWorldHint`.
     pub(crate) open_world: Option<bool>,
+    /// `"native"`, `"code"` or `"both"` (checked by `check::callers`).
+    pub(crate) callers: Option<syn::LitStr>,
+    /// The result budget in tokens (checked positive by `check::max_result_tokens`).
+    pub(crate) max_result_tokens: Option<syn::LitInt>,
+    /// `fn(&Args) -> String`: how to get the rest of a cut result.
+    pub(crate) result_hint: Option<syn::Path>,
     /// The path of the `dsh_tools` crate (default `::dsh_tools`).
     #[darling(rename = "crate")]
     pub(crate) krate: Option<syn::Path>,
@@ -99,6 +105,9 @@ const TOOL_OPTIONS: &[&str] = &[
     "destructive",
     "idempotent",
     "open_world",
+    "callers",
+    "max_result_tokens",
+    "result_hint",
     "crate",
 ];
 
@@ -251,9 +260,14 @@ mod tests {
             name = "x", description = "d", timeout_ms = 5, concurrency_safe = my::classify,
             present_call = a, present_result = b, render = c, presentation_meta = d,
             finalize_content = e, read_only, destructive = false, idempotent = true,
-            open_world = true, crate = "::dsh"
+            open_world = true, callers = "code", max_result_tokens = 500, crate = "::dsh"
         })
         .unwrap();
+        assert_eq!(options.callers.as_ref().unwrap().value(), "code");
+        assert_eq!(
+            options.max_result_tokens.as_ref().unwrap().base10_digits(),
+            "500"
+        );
         assert_eq!(options.name.as_ref().unwrap().value(), "x");
         assert_eq!(options.timeout_ms.as_ref().unwrap().base10_digits(), "5");
         assert!(matches!(

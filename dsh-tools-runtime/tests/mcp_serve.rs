@@ -410,3 +410,39 @@ async fn the_inspector_cli_lists_and_calls_over_http() {
     );
     server.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_code_only_tool_is_neither_listed_nor_callable() {
+    let registry = ToolRegistry::new();
+    let tool = |name: &str, callers: dsh_tools::Callers| {
+        ToolDefinition::builder(name)
+            .description("A tool.")
+            .callers(callers)
+            .execute(|_, _| async { Ok(json!("ran")) })
+            .build()
+            .unwrap()
+    };
+    registry
+        .register(tool("crunch", dsh_tools::Callers::Code))
+        .unwrap()
+        .keep();
+    registry
+        .register(tool("ask", dsh_tools::Callers::Native))
+        .unwrap()
+        .keep();
+    let client = pipe_client(McpServer::new(&registry)).await;
+    let tools = client.peer().list_all_tools().await.unwrap();
+    assert_eq!(
+        tools.iter().map(|t| t.name.to_string()).collect::<Vec<_>>(),
+        ["ask"]
+    );
+    let refused = client
+        .peer()
+        .call_tool(params("crunch", json!({})))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&refused, ServiceError::McpError(e) if e.code.0 == -32602 && e.message == "unknown tool: crunch"),
+        "{refused:?}"
+    );
+}

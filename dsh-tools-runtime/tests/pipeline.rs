@@ -46,6 +46,7 @@ fn code_mode_registry() -> ToolRegistry {
     ToolRegistry::with_config(RegistryConfig {
         mode: PresentationMode::Code,
         max_parallel_sub_calls: NonZeroUsize::new(10).expect("non-zero"),
+        ..RegistryConfig::default()
     })
 }
 

@@ -22,6 +22,7 @@ fn registry_in(mode: PresentationMode) -> ToolRegistry {
     ToolRegistry::with_config(RegistryConfig {
         mode,
         max_parallel_sub_calls: NonZeroUsize::new(10).expect("non-zero"),
+        ..RegistryConfig::default()
     })
 }
 

@@ -188,6 +188,12 @@ pub enum DefinitionError {
         /// The tool's name.
         tool: String,
     },
+    /// `max_result_tokens` is zero.
+    #[error("tool \"{tool}\": max_result_tokens must be positive")]
+    NonPositiveResultBudget {
+        /// The tool's name.
+        tool: String,
+    },
     /// The parameter schema is not object-rooted.
     #[error("tool \"{tool}\" parameters must be an object schema (type \"object\")")]
     ParametersNotObject {

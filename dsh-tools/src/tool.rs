@@ -26,7 +26,7 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::definition::{ToolAnnotations, ToolDefinition};
+use crate::definition::{Callers, ToolAnnotations, ToolDefinition};
 use crate::error::{DefinitionError, ToolError};
 use crate::exec::ToolRunContext;
 use crate::schema::ToolSchema;
@@ -41,6 +41,11 @@ pub struct ToolOptions {
     pub concurrency_safe: bool,
     /// Behaviour hints.
     pub annotations: ToolAnnotations,
+    /// Who may call the tool (default: both the model and Code Mode programs).
+    pub callers: Callers,
+    /// The budget of each result's model-facing content, in tokens (`None`: the scope's or the
+    /// registry's).
+    pub max_result_tokens: Option<usize>,
 }
 
 impl ToolOptions {
@@ -55,6 +60,20 @@ impl ToolOptions {
     #[must_use]
     pub fn concurrency_safe(mut self, safe: bool) -> Self {
         self.concurrency_safe = safe;
+        self
+    }
+
+    /// Sets [`ToolOptions::callers`].
+    #[must_use]
+    pub fn callers(mut self, callers: Callers) -> Self {
+        self.callers = callers;
+        self
+    }
+
+    /// Sets [`ToolOptions::max_result_tokens`].
+    #[must_use]
+    pub fn max_result_tokens(mut self, max_tokens: usize) -> Self {
+        self.max_result_tokens = Some(max_tokens);
         self
     }
 
@@ -151,9 +170,13 @@ pub trait Tool: Send + Sync + Sized + 'static {
             .parameters_spec(&<Self::Args as ToolSchema>::SCHEMA)
             .output_spec(&<Self::Output as ToolSchema>::SCHEMA)
             .concurrency_safe(options.concurrency_safe)
-            .annotations(options.annotations);
+            .annotations(options.annotations)
+            .callers(options.callers);
         if let Some(timeout_ms) = options.timeout_ms {
             builder = builder.timeout_ms(timeout_ms);
+        }
+        if let Some(max_tokens) = options.max_result_tokens {
+            builder = builder.max_result_tokens(max_tokens);
         }
         builder
             .execute(move |args, ctx| {

@@ -143,6 +143,16 @@ async fn finish(
 #[cfg(any())]
 async fn gone() {}
 
+/// Crunch numbers (from programs only).
+#[tool(callers = "code", max_result_tokens = 500, result_hint = crunch_hint)]
+async fn crunch(n: u32) -> u32 {
+    n
+}
+
+fn crunch_hint(args: &crunch::Args) -> String {
+    format!("crunch again with n > {}", args.n)
+}
+
 async fn run_in(
     tool: &ToolDefinition,
     args: Value,
@@ -401,6 +411,7 @@ fn every_tool_is_collected_sorted_by_name() {
         names,
         [
             "add",
+            "crunch",
             "finish",
             "grep.search",
             "ping",
@@ -582,4 +593,22 @@ async fn the_macro_implements_the_tool_trait() {
     let args = json!({"pattern": "fn", "parallel": true});
     assert!(by_trait.is_concurrency_safe(&args));
     assert!(by_trait.present_call(&args).is_some());
+}
+
+#[test]
+fn callers_and_the_result_budget_reach_the_definition_and_the_trait() {
+    let tool = crunch::definition().unwrap();
+    assert_eq!(tool.callers(), dsh_tools::Callers::Code);
+    assert_eq!(tool.max_result_tokens(), Some(500));
+    assert_eq!(
+        tool.result_hint(&json!({"n": 7})).as_deref(),
+        Some("crunch again with n > 7")
+    );
+    assert_eq!(tool.result_hint(&json!({"n": "x"})).as_deref(), Some(""));
+    let options = dsh_tools::tool::Tool::options(&crunch::Tool);
+    assert_eq!(options.callers, dsh_tools::Callers::Code);
+    assert_eq!(options.max_result_tokens, Some(500));
+    let plain = read_file::definition().unwrap();
+    assert_eq!(plain.callers(), dsh_tools::Callers::Both);
+    assert_eq!(plain.max_result_tokens(), None);
 }

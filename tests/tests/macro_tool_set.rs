@@ -42,7 +42,12 @@ impl Workspace {
     }
 
     /// Greet with host state and the run context.
-    #[dsh_tools::tool(name = "workspace.greet", timeout_ms = 10)]
+    #[dsh_tools::tool(
+        name = "workspace.greet",
+        timeout_ms = 10,
+        callers = "native",
+        max_result_tokens = 64
+    )]
     async fn greet_user(
         &self,
         name: String,
@@ -117,6 +122,9 @@ fn methods_become_definitions_in_declaration_order() {
     );
     let greet = &tools[1];
     assert_eq!(greet.timeout_ms(), Some(10));
+    assert_eq!(greet.callers(), dsh_tools::Callers::Native);
+    assert_eq!(greet.max_result_tokens(), Some(64));
+    assert_eq!(grep.callers(), dsh_tools::Callers::Both);
     assert_eq!(greet.parameters()["required"], json!(["name"]));
 }
 

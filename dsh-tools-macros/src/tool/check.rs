@@ -63,6 +63,49 @@ pub(crate) fn timeout(options: &ToolOptions, errors: &mut Errors) {
     }
 }
 
+/// Checks `max_result_tokens` is a positive integer that fits `usize`.
+pub(crate) fn max_result_tokens(options: &ToolOptions, errors: &mut Errors) {
+    let Some(literal) = &options.max_result_tokens else {
+        return;
+    };
+    match literal.base10_parse::<usize>() {
+        Ok(0) => errors.spanned(literal, "`max_result_tokens` must be positive"),
+        Ok(_) => {}
+        Err(error) => errors.spanned(
+            literal,
+            format!("`max_result_tokens` must be a positive integer of tokens: {error}"),
+        ),
+    }
+}
+
+/// The values of `callers`, as `dsh_tools::Callers` names them.
+pub(crate) const CALLERS: [&str; 3] = ["native", "code", "both"];
+
+/// Checks `callers` is `"native"`, `"code"` or `"both"`, suggesting the closest one.
+pub(crate) fn callers(options: &ToolOptions, errors: &mut Errors) {
+    let Some(literal) = &options.callers else {
+        return;
+    };
+    let value = literal.value();
+    if CALLERS.contains(&value.as_str()) {
+        return;
+    }
+    let closest = CALLERS
+        .iter()
+        .map(|c| (strsim::jaro_winkler(&value.to_lowercase(), c), *c))
+        .filter(|(score, _)| *score > 0.7)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, c)| c);
+    let hint = match closest {
+        Some(c) => format!("did you mean \"{c}\"?"),
+        None => "expected \"native\", \"code\" or \"both\"".to_owned(),
+    };
+    errors.spanned(
+        literal,
+        format!("unknown `#[tool]` callers {value:?}; {hint}"),
+    );
+}
+
 /// Reports types that the generated companion module would shadow: inside it, a relative path
 /// `Args` (or `Tool`) names the generated item, not the user's type. `generated` pairs each
 /// name with what it is; `all_types` also checks the non-model parameters and the output (all
@@ -106,5 +149,32 @@ mod tests {
         assert!(!is_valid_tool_name("has space"));
         assert!(!is_valid_tool_name(""));
         assert!(!is_valid_tool_name("é"));
+    }
+
+    fn callers_error(value: &str) -> Option<String> {
+        let options = ToolOptions {
+            callers: Some(syn::LitStr::new(value, proc_macro2::Span::call_site())),
+            ..ToolOptions::default()
+        };
+        let mut errors = Errors::new();
+        callers(&options, &mut errors);
+        errors.finish().err().map(|e| e.to_string())
+    }
+
+    #[test]
+    fn callers_suggest_the_closest_value() {
+        assert_eq!(callers_error("code"), None);
+        assert_eq!(
+            callers_error("nativ").as_deref(),
+            Some("unknown `#[tool]` callers \"nativ\"; did you mean \"native\"?")
+        );
+        assert_eq!(
+            callers_error("Both").as_deref(),
+            Some("unknown `#[tool]` callers \"Both\"; did you mean \"both\"?")
+        );
+        assert_eq!(
+            callers_error("zzz").as_deref(),
+            Some("unknown `#[tool]` callers \"zzz\"; expected \"native\", \"code\" or \"both\"")
+        );
     }
 }

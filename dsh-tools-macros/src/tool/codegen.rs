@@ -181,6 +181,7 @@ pub(crate) fn builder(
     let concurrency = concurrency(sig, krate);
     let presenters = presenters(sig, krate);
     let annotations = annotations(sig, krate).map(|a| quote!(.annotations(#a)));
+    let limits = limits(sig, krate);
     let execute = execute(sig, krate, callee);
     let out = out_type(&sig.output, krate);
     let p = quote!(#krate::__private);
@@ -196,10 +197,31 @@ pub(crate) fn builder(
         #krate::ToolDefinition::builder(#name)
             .description(#description)
             .parameters_spec(__in.spec)
-            #output #timeout #concurrency #presenters #annotations
+            #output #timeout #concurrency #presenters #annotations #limits
             .execute(#execute)
             .build()
     }}
+}
+
+/// `.callers(..)` and `.max_result_tokens(..)`, when set (both checked by `check`).
+pub(crate) fn limits(sig: &ToolSig, krate: &TokenStream) -> TokenStream {
+    let options = &sig.options;
+    let callers = options
+        .callers
+        .as_ref()
+        .and_then(|c| match c.value().as_str() {
+            "native" => Some(quote!(Native)),
+            "code" => Some(quote!(Code)),
+            "both" => Some(quote!(Both)),
+            _ => None,
+        })
+        .map(|variant| quote!(.callers(#krate::Callers::#variant)));
+    let budget = options
+        .max_result_tokens
+        .as_ref()
+        .and_then(|t| t.base10_parse::<usize>().ok())
+        .map(|t| quote!(.max_result_tokens(#t)));
+    quote!(#callers #budget)
 }
 
 fn output_schema(sig: &ToolSig, krate: &TokenStream) -> TokenStream {
@@ -271,7 +293,15 @@ fn presenters(sig: &ToolSig, krate: &TokenStream) -> TokenStream {
         .finalize_content
         .as_ref()
         .map(|path| quote_spanned!(path.span()=> .finalize_content(#path)));
-    quote!(#call #result #render #meta #finalize)
+    // Arguments that do not validate get no hint (an empty one: the generic hint is used).
+    let hint = options.result_hint.as_ref().map(|path| {
+        quote_spanned! {path.span()=>
+            .result_hint(move |__args: &#value| {
+                (__in.soft)(__args).map(|__a| #path(&__a)).unwrap_or_default()
+            })
+        }
+    });
+    quote!(#call #result #render #meta #finalize #hint)
 }
 
 /// The body closure: read the arguments, fetch host state, call, convert the outcome.

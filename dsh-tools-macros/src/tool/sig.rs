@@ -144,6 +144,8 @@ pub(crate) fn analyse(
     });
     let name = check::name(&options, &sig.ident, errors);
     check::timeout(&options, errors);
+    check::max_result_tokens(&options, errors);
+    check::callers(&options, errors);
     ToolSig {
         ident: sig.ident.clone(),
         name,

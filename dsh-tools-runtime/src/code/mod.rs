@@ -38,8 +38,8 @@ use std::any::Any;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock};
 
-use dsh_tools::ToolDefinition;
 use dsh_tools::exec::ScopeId;
+use dsh_tools::{Callers, ToolDefinition};
 
 pub use clock::{ClockPause, RunClock};
 pub use dispatch_log::{DispatchLog, DispatchLogEntry, DispatchLogFn, dispatch_log_fn};
@@ -217,12 +217,22 @@ impl ScopeExtension for CodeMode {
         self.tool(RUN_CODE_NAME, mode).into_iter().collect()
     }
 
-    fn hides(&self, name: &str, mode: PresentationMode) -> Option<ToolNotFoundError> {
-        (mode == PresentationMode::Code && name != RUN_CODE_NAME).then(|| {
-            ToolNotFoundError::hidden(format!(
+    fn hides(&self, def: &ToolDefinition, mode: PresentationMode) -> Option<ToolNotFoundError> {
+        let name = def.name();
+        let message = match (def.callers(), mode) {
+            (Callers::Native, _) => return None,
+            (Callers::Code, PresentationMode::Native) => format!(
+                "unknown tool \"{name}\": it is callable only from Code Mode programs (callers = \"code\"), and this scope presents its tools natively"
+            ),
+            (Callers::Code, _) => format!(
+                "unknown tool \"{name}\": it is code-only — call `{name}` from inside a `run_code` program instead"
+            ),
+            (Callers::Both, PresentationMode::Code) => format!(
                 "unknown tool \"{name}\": only `run_code` is callable directly — call `{name}` from inside a `run_code` program instead"
-            ))
-        })
+            ),
+            (Callers::Both, _) => return None,
+        };
+        Some(ToolNotFoundError::hidden(message))
     }
 
     fn prompt(

@@ -9,10 +9,29 @@ use super::flavour::{FLAVOURS, TYPESCRIPT, flavour};
 use super::sdk::sdk_tool_from;
 use super::{CodeMode, RUN_CODE_NAME};
 use crate::registry::ScopeExtension;
-use crate::registry::{PresentationMode, PromptError, PromptSection, PromptSurface};
+use crate::registry::{
+    PresentationMode, PromptError, PromptSection, PromptSurface, code_only_names,
+};
 
 /// The collapse rule shown to a scope in `code` mode.
 pub const CODE_ONLY_TEXT: &str = "`run_code` is the only tool you can call directly: a call naming any other tool fails. Every tool declared in the SDK below is reached from inside a `run_code` program, as `await tools.name(args)`.";
+
+/// The `tools:code-only` text: [`CODE_ONLY_TEXT`], or, when native-only tools are on the wire
+/// beside `run_code`, the same rule naming them.
+fn code_only_text(native_only: &[&ToolDefinition]) -> String {
+    if native_only.is_empty() {
+        return CODE_ONLY_TEXT.to_owned();
+    }
+    let names: Vec<String> = native_only
+        .iter()
+        .map(|d| format!("`{}`", d.name()))
+        .collect();
+    format!(
+        "`run_code` and {} are the only tools you can call directly: a call naming any other tool fails, and programs cannot call {}. Every tool declared in the SDK below is reached from inside a `run_code` program, as `await tools.name(args)`.",
+        names.join(", "),
+        if names.len() == 1 { "it" } else { "them" },
+    )
+}
 
 /// Code Mode's prompt surface for a scope presenting in `mode` (not native): the wire tools,
 /// the names a tool order may list, and the `tools:code-only` / `tools:sdk` sections. The SDK
@@ -40,12 +59,20 @@ pub(super) fn surface(
                 .join(", "),
         });
     };
-    let sdk = code.cached_sdk(scope, language, stored, || {
+    // Callers (`docs/CONTRACTS.md`, "Presentation modes"): a native-only tool is not in the
+    // SDK, a code-only one never on the wire.
+    let in_sdk: Vec<ToolDefinition> = stored
+        .iter()
+        .filter(|d| d.callers().code())
+        .cloned()
+        .collect();
+    let native_only: Vec<&ToolDefinition> = stored.iter().filter(|d| !d.callers().code()).collect();
+    let sdk = code.cached_sdk(scope, language, &in_sdk, || {
         if flavour.language == TYPESCRIPT.language {
-            let rendered = code.fragments.render(stored);
+            let rendered = code.fragments.render(&in_sdk);
             (rendered.shared_text(), Some(rendered))
         } else {
-            let sdk_tools: Vec<_> = stored.iter().map(sdk_tool_from).collect();
+            let sdk_tools: Vec<_> = in_sdk.iter().map(sdk_tool_from).collect();
             ((flavour.render_sdk)(&sdk_tools).into(), None)
         }
     });
@@ -54,7 +81,7 @@ pub(super) fn surface(
         sections.push(PromptSection {
             name: "tools:code-only",
             order: 99,
-            text: CODE_ONLY_TEXT.to_owned(),
+            text: code_only_text(&native_only),
         });
     }
     sections.push(PromptSection {
@@ -64,14 +91,27 @@ pub(super) fn surface(
     });
     let transport = code.tool(RUN_CODE_NAME, mode).map(|d| d.schema());
     let (tools, known_names) = if mode == PresentationMode::Code {
-        (
-            transport.into_iter().collect(),
-            vec![RUN_CODE_NAME.to_owned()],
-        )
-    } else {
-        let mut known = known_names;
+        let mut known: Vec<String> = native_only.iter().map(|d| d.name().to_owned()).collect();
         known.push(RUN_CODE_NAME.to_owned());
-        let tools = stored.iter().map(|d| d.schema()).chain(transport).collect();
+        let tools = native_only
+            .iter()
+            .map(|d| d.schema())
+            .chain(transport)
+            .collect();
+        (tools, known)
+    } else {
+        let code_only = code_only_names(stored);
+        let mut known: Vec<String> = known_names
+            .into_iter()
+            .filter(|n| !code_only.contains(&n.as_str()))
+            .collect();
+        known.push(RUN_CODE_NAME.to_owned());
+        let tools = stored
+            .iter()
+            .filter(|d| d.callers().model())
+            .map(|d| d.schema())
+            .chain(transport)
+            .collect();
         (tools, known)
     };
     Ok(PromptSurface {

@@ -1,5 +1,5 @@
 //! Stages 18–21 (`docs/CONTRACTS.md`, "Stages"): materialise the result, run the finaliser once,
-//! tell the observers.
+//! cut a top-level result to its budget, tell the observers.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
@@ -11,7 +11,7 @@ use super::outcome::{content_is_lossless, from_panic, result_is_lossless};
 use super::{Call, Host};
 use crate::panic_message;
 
-/// Stages 18–21: materialise, finalise once, notify observers.
+/// Stages 18–21: materialise, finalise once, cut to the budget, notify observers.
 pub(super) fn run<H: Host>(
     host: &H,
     call: &Call,
@@ -42,6 +42,8 @@ pub(super) fn run<H: Host>(
             Err(payload) => result = from_panic(&*payload),
         }
     }
+    // 19b. The result budget (top-level calls only).
+    super::budget::cut(host, call, &mut result);
     // 20. Observers (scope-filtered); a panicking observer is contained and logged.
     for observer in applicable(call.hooks.get::<ResultObserver>(), exec, |a| host.chain(a)) {
         if let Err(payload) = catch_unwind(AssertUnwindSafe(|| observer(exec, &result))) {

@@ -10,7 +10,7 @@
 //! | begin | 1: snapshot the arguments, mint the token, resolve the tool once | `call.rs` |
 //! | prepare | 2–9: hidden tools, pre-aborted calls, pre-execute policies, approval, guards | `policy.rs` |
 //! | dispatch | 10–14: execute wrappers around core dispatch (the body, under its deadline) | `dispatch.rs` |
-//! | commit | 15–17: post-execute policies; 18–21: materialise, finalise, observe | `post.rs`, `finish.rs` |
+//! | commit | 15–17: post-execute policies; 18–21: materialise, finalise, cut to the result budget, observe | `post.rs`, `finish.rs`, `budget.rs` |
 //!
 //! [`execute`] runs the four phases in that order; a batch ([`batch`]) and a Code Mode run's
 //! sub-call lane (`scheduler.rs`) run the same phases, overlapping only dispatch. The pipeline
@@ -18,6 +18,7 @@
 //! to and how scopes nest (which scoped hooks apply).
 
 pub mod batch;
+mod budget;
 mod call;
 mod dispatch;
 mod finish;
@@ -89,6 +90,11 @@ pub(crate) trait Host: Clone + Send + Sync + Unpin + 'static {
     /// A number that changes whenever what a name resolves to may have changed: a resolution
     /// made after reading generation `g` still holds while the generation is `g`.
     fn generation(&self) -> u64;
+    /// The result budget of a call by `agent` whose tool sets none (`None`: not cut).
+    fn result_budget(&self, agent: Option<ScopeId>) -> Option<usize>;
+    /// A number of tokens no budget the host applies is below: content of at most that many
+    /// bytes fits any budget, and is not looked at further.
+    fn budget_floor(&self) -> usize;
 }
 
 /// The pipeline of one registry: its hook store and the stages' settings.

@@ -48,9 +48,11 @@ pub(crate) trait ScopeExtension: Send + Sync + 'static {
     /// Every extra tool a scope presenting in `mode` sees (after its stored tools).
     fn tools(&self, mode: PresentationMode) -> Vec<ToolDefinition>;
 
-    /// Why the stored tool `name` may not be called directly (by the model, rather than from
-    /// inside another call) by a scope presenting in `mode`; `None` when it may.
-    fn hides(&self, name: &str, mode: PresentationMode) -> Option<ToolNotFoundError>;
+    /// Why the stored tool `def` may not be called directly (by the model, rather than from
+    /// inside another call) by a scope presenting in `mode`; `None` when it may. Its
+    /// [`callers`](ToolDefinition::callers) count: a code-only tool is never called directly, a
+    /// native-only one always may be.
+    fn hides(&self, def: &ToolDefinition, mode: PresentationMode) -> Option<ToolNotFoundError>;
 
     /// The prompt surface of a scope presenting in `mode` (never `Native`): `stored` are its
     /// visible stored tools, `known_names` its pre-restriction names.

@@ -23,12 +23,14 @@ impl Restriction {
     }
 }
 
-/// Named tools (insertion order, unique per layer), restrictions and a presentation cell.
+/// Named tools (insertion order, unique per layer), restrictions, a presentation cell and a
+/// result-budget cell (`None` inside: budgets off for the scope).
 #[derive(Clone, Default)]
 pub(crate) struct Layer {
     pub(crate) tools: Vec<(u64, ToolDefinition)>,
     pub(crate) restrictions: Vec<Restriction>,
     pub(crate) mode: Option<(u64, PresentationMode)>,
+    pub(crate) budget: Option<(u64, Option<usize>)>,
 }
 
 impl Layer {
@@ -55,6 +57,10 @@ impl Layer {
         }
         if self.mode.is_some_and(|(e, _)| e == id) {
             self.mode = None;
+            return true;
+        }
+        if self.budget.is_some_and(|(e, _)| e == id) {
+            self.budget = None;
             return true;
         }
         false
@@ -171,6 +177,19 @@ impl RegistryState {
             self.scopes
                 .get(id)
                 .and_then(|n| n.layer.mode.map(|(_, m)| m))
+        })
+    }
+}
+
+impl RegistryState {
+    /// The result budget declared nearest along the chain of `scope`: `Some(None)` when that
+    /// declaration turns budgets off, `None` when no scope of the chain declares one.
+    pub(crate) fn declared_budget(&self, scope: Option<ScopeId>) -> Option<Option<usize>> {
+        let scope = scope?;
+        self.chain(scope).iter().rev().find_map(|id| {
+            self.scopes
+                .get(id)
+                .and_then(|n| n.layer.budget.map(|(_, b)| b))
         })
     }
 }

@@ -17,20 +17,27 @@ mod scope;
 mod view;
 
 use std::num::NonZeroUsize;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock, PoisonError, RwLock, Weak};
 
 use dsh_tools::exec::{ScopeId, ToolExecutionInput, ToolExecutionMode};
-use dsh_tools::{ToolDefinition, ToolSchemaWire};
+use dsh_tools::{Callers, ToolDefinition, ToolSchemaWire};
 
 use crate::batch::BatchOptions;
+use crate::error::ToolNotFoundError;
 use crate::pipeline::{self, Host, Pipeline, Resolution};
+use crate::tokens::budget::DEFAULT_MAX_RESULT_TOKENS;
 
 pub(crate) use extension::{Builtin, ReservedName, ScopeExtension};
 pub(crate) use handle::Effect;
 pub use handle::Registration;
 pub(crate) use layer::RegistryState;
 pub use mutate::ToolRestriction;
+#[allow(
+    unused_imports,
+    reason = "a seam for the presentation compiled in (Code Mode); unused in a build without one"
+)]
+pub(crate) use prompt::code_only_names;
 pub use prompt::{PromptError, PromptSection, PromptSurface};
 pub use scope::Scope;
 
@@ -65,6 +72,10 @@ pub struct RegistryConfig {
     pub mode: PresentationMode,
     /// How many parallel-safe calls of one batch (or one Code Mode run) may run at once.
     pub max_parallel_sub_calls: NonZeroUsize,
+    /// The budget, in tokens, of each top-level result's model-facing content when neither the
+    /// tool nor the calling scope sets one (`docs/CONTRACTS.md`, "Result budgets"); `None` turns
+    /// budgets off. Default [`DEFAULT_MAX_RESULT_TOKENS`] (25,000).
+    pub max_result_tokens: Option<usize>,
 }
 
 impl Default for RegistryConfig {
@@ -72,6 +83,7 @@ impl Default for RegistryConfig {
         Self {
             mode: PresentationMode::Native,
             max_parallel_sub_calls: BatchOptions::default().max_parallel,
+            max_result_tokens: Some(DEFAULT_MAX_RESULT_TOKENS),
         }
     }
 }
@@ -102,7 +114,8 @@ pub enum RegistryChange {
         /// Its scope.
         scope: Option<ScopeId>,
     },
-    /// A restriction was added or lifted, or a presentation mode declared or lifted.
+    /// A restriction was added or lifted, a presentation mode declared or lifted, or a result
+    /// budget set or lifted.
     ScopeChanged {
         /// The scope.
         scope: ScopeId,
@@ -122,6 +135,9 @@ pub(crate) struct Inner {
     ids: AtomicU64,
     /// Bumped by every write to `state` (see [`Host::generation`]).
     generation: AtomicU64,
+    /// No budget smaller than this was ever configured or declared (see
+    /// [`Host::budget_floor`]); it only goes down.
+    pub(crate) budget_floor: AtomicUsize,
 }
 
 impl std::fmt::Debug for Inner {
@@ -214,6 +230,7 @@ impl ToolRegistry {
                 pipeline: Pipeline::default(),
                 ids: AtomicU64::new(1),
                 generation: AtomicU64::new(0),
+                budget_floor: AtomicUsize::new(config.max_result_tokens.unwrap_or(usize::MAX)),
             }),
         };
         for builtin in inventory::iter::<Builtin> {
@@ -294,12 +311,27 @@ impl ToolRegistry {
         view::view(&self.inner.read(), scope).known_names
     }
 
-    /// The model-facing schemas of the visible tools (fresh copies the caller may mutate).
+    /// The model-facing schemas of the visible tools the model may call directly (fresh copies
+    /// the caller may mutate): a tool with [`Callers::Code`] is left out.
     pub fn schemas(&self, scope: Option<ScopeId>) -> Vec<ToolSchemaWire> {
         self.visible(scope)
             .iter()
+            .filter(|def| def.callers().model())
             .map(ToolDefinition::schema)
             .collect()
+    }
+
+    /// The result budget a call by `scope` gets when its tool sets none: the nearest scope
+    /// declaration ([`Scope::set_max_result_tokens`]), else the registry's
+    /// [`RegistryConfig::max_result_tokens`]. `None`: results are not cut.
+    pub fn result_budget(&self, scope: Option<ScopeId>) -> Option<usize> {
+        if scope.is_none() {
+            return self.inner.config.max_result_tokens;
+        }
+        self.inner
+            .read()
+            .declared_budget(scope)
+            .unwrap_or(self.inner.config.max_result_tokens)
     }
 
     /// The effective presentation mode of `scope`.
@@ -340,13 +372,35 @@ impl Host for ToolRegistry {
             return Resolution::Unknown;
         };
         drop(state);
-        match extension
-            .filter(|_| !nested)
-            .and_then(|e| e.hides(name, mode))
-        {
+        let refusal = if nested {
+            // A call from inside another (a Code Mode sub-call) of a tool only the model calls.
+            (def.callers() == Callers::Native).then(|| {
+                ToolNotFoundError::hidden(format!(
+                    "tool \"{name}\" is callable by the model directly, not from code (callers = \"native\")"
+                ))
+            })
+        } else {
+            match extension {
+                Some(extension) => extension.hides(&def, mode),
+                None => (def.callers() == Callers::Code).then(|| {
+                    ToolNotFoundError::hidden(format!(
+                        "unknown tool \"{name}\": it is callable only from Code Mode programs (callers = \"code\"), not directly"
+                    ))
+                }),
+            }
+        };
+        match refusal {
             Some(refusal) => Resolution::Hidden { def, refusal },
             None => Resolution::Runs(def),
         }
+    }
+
+    fn result_budget(&self, agent: Option<ScopeId>) -> Option<usize> {
+        ToolRegistry::result_budget(self, agent)
+    }
+
+    fn budget_floor(&self) -> usize {
+        self.inner.budget_floor.load(Ordering::Acquire)
     }
 
     fn chain(&self, agent: ScopeId) -> Vec<ScopeId> {

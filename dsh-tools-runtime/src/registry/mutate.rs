@@ -2,6 +2,7 @@
 
 use std::collections::HashSet;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, PoisonError};
 
 use dsh_tools::exec::ScopeId;
@@ -185,6 +186,35 @@ impl ToolRegistry {
                 });
             }
             layer.mode = Some((id, mode));
+        }
+        self.notify_or_undo(scope, id)?;
+        Ok(Registration::new(
+            &self.inner,
+            Effect::Layer {
+                scope: Some(scope),
+                id,
+            },
+        ))
+    }
+
+    /// Declares the result budget of `scope` (replacing an earlier one of that scope).
+    pub(crate) fn result_budget_in(
+        &self,
+        scope: ScopeId,
+        max_tokens: Option<usize>,
+    ) -> Result<Registration, RegistryError> {
+        let id = self.inner.next_id();
+        {
+            let mut state = self.inner.write();
+            let layer = state
+                .layer_mut(Some(scope))
+                .ok_or(RegistryError::ScopeDisposed)?;
+            layer.budget = Some((id, max_tokens));
+        }
+        if let Some(max_tokens) = max_tokens {
+            self.inner
+                .budget_floor
+                .fetch_min(max_tokens, Ordering::AcqRel);
         }
         self.notify_or_undo(scope, id)?;
         Ok(Registration::new(

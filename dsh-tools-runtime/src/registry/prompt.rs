@@ -2,8 +2,8 @@
 //! prompt): the wire tool schemas, the names a tool order may list, and the prompt sections of the
 //! scope's presentation.
 
-use dsh_tools::ToolSchemaWire;
 use dsh_tools::exec::ScopeId;
+use dsh_tools::{ToolDefinition, ToolSchemaWire};
 
 use super::{PresentationMode, ToolRegistry, view};
 
@@ -48,9 +48,18 @@ pub enum PromptError {
     },
 }
 
+/// The names of the tools among `visible` only Code Mode programs may call.
+pub(crate) fn code_only_names(visible: &[ToolDefinition]) -> Vec<&str> {
+    visible
+        .iter()
+        .filter(|d| !d.callers().model())
+        .map(ToolDefinition::name)
+        .collect()
+}
+
 impl ToolRegistry {
     /// The wire tools and prompt sections for `scope` (`None` = the global view). A native scope
-    /// gets its visible tools and no section; the other modes get what their presentation (Code
+    /// gets its visible tools (but the code-only ones) and no section; the other modes get what their presentation (Code
     /// Mode) adds, whose SDK text is cached per scope and rebuilt only when the scope's tools
     /// change.
     ///
@@ -67,9 +76,18 @@ impl ToolRegistry {
             ..
         } = view::view(&self.inner.read(), scope);
         if mode == PresentationMode::Native {
+            // A code-only tool is not the model's to call: neither listed nor orderable.
+            let code_only: Vec<&str> = code_only_names(&visible);
             return Ok(PromptSurface {
-                tools: visible.iter().map(|d| d.schema()).collect(),
-                known_names,
+                tools: visible
+                    .iter()
+                    .filter(|d| d.callers().model())
+                    .map(|d| d.schema())
+                    .collect(),
+                known_names: known_names
+                    .into_iter()
+                    .filter(|n| !code_only.contains(&n.as_str()))
+                    .collect(),
                 sections: Vec::new(),
             });
         }

@@ -126,6 +126,29 @@ impl Scope {
         self.registry().present_as_in(self.id(), mode)
     }
 
+    /// Sets the result budget of this scope's calls (and its descendants', unless they set their
+    /// own), in tokens: `None` turns budgets off for them. A tool's own budget still wins over
+    /// it; it wins over the registry's (`docs/CONTRACTS.md`, "Result budgets"). A later call
+    /// replaces it; disposing the handle lifts it.
+    ///
+    /// ```
+    /// use dsh_tools_runtime::ToolRegistry;
+    ///
+    /// let registry = ToolRegistry::new();
+    /// let agent = registry.scope();
+    /// assert_eq!(registry.result_budget(Some(agent.id())), Some(25_000));
+    /// let budget = agent.set_max_result_tokens(Some(4_000)).unwrap();
+    /// assert_eq!(registry.result_budget(Some(agent.child().id())), Some(4_000));
+    /// budget.dispose();
+    /// assert_eq!(registry.result_budget(Some(agent.id())), Some(25_000));
+    /// ```
+    pub fn set_max_result_tokens(
+        &self,
+        max_tokens: Option<usize>,
+    ) -> Result<Registration, RegistryError> {
+        self.registry().result_budget_in(self.id(), max_tokens)
+    }
+
     /// Adds a hook of kind `K` that sees only this scope's calls (and its descendants').
     pub fn add_hook<K: HookKind>(&self, hook: K::Hook) -> Registration {
         self.registry().hook_in::<K>(Some(self.id()), hook)
@@ -208,7 +231,7 @@ fn dispose(registry: &ToolRegistry, id: ScopeId) {
         };
         let _ = registry.notify(&change);
     }
-    if !layer.restrictions.is_empty() || layer.mode.is_some() {
+    if !layer.restrictions.is_empty() || layer.mode.is_some() || layer.budget.is_some() {
         let _ = registry.notify(&RegistryChange::ScopeChanged { scope: id });
     }
 }

@@ -9,6 +9,8 @@
 //!
 //! Both are deterministic and never count more than a bounded prefix of a huge input: a text
 //! longer than 16 bytes per token of budget is cut without being counted whole.
+//! [`fit_content`] applies them to one result's content blocks; the pipeline calls it on every
+//! top-level result (with the tool's, the scope's or the registry's budget).
 //!
 //! ```
 //! use dsh_tools_runtime::tokens::budget::fit_text;
@@ -26,6 +28,8 @@ use serde_json::{Map, Value};
 
 use super::count;
 
+pub use super::blocks::fit_content;
+
 /// The budget of one result's model-facing content when nothing else sets one.
 pub const DEFAULT_MAX_RESULT_TOKENS: usize = 25_000;
 
@@ -39,6 +43,11 @@ pub fn fit_text<'t>(text: &'t str, max_tokens: usize, hint: Option<&str>) -> Cow
     if fits(text, max_tokens) {
         return Cow::Borrowed(text);
     }
+    Cow::Owned(cut_text(text, max_tokens, hint))
+}
+
+/// [`fit_text`] of a text known not to fit: its head and tail around the marker.
+pub(super) fn cut_text(text: &str, max_tokens: usize, hint: Option<&str>) -> String {
     let keep = max_tokens.saturating_sub(MARKER_TOKENS);
     let head = prefix_within(text, keep / 2);
     let tail = suffix_within(&text[head.len()..], keep - keep / 2);
@@ -49,7 +58,7 @@ pub fn fit_text<'t>(text: &'t str, max_tokens: usize, hint: Option<&str>) -> Cow
         cut.len(),
         cut.matches('\n').count(),
     );
-    Cow::Owned(format!("{head}{marker}{tail}"))
+    format!("{head}{marker}{tail}")
 }
 
 /// `value` within `max_tokens` as compact JSON: unchanged when it fits, else with strings and
@@ -79,7 +88,7 @@ pub fn fit_json(value: &Value, max_tokens: usize) -> Cow<'_, Value> {
 }
 
 /// Whether `text` is within `max_tokens`, without counting a text far beyond it.
-fn fits(text: &str, max_tokens: usize) -> bool {
+pub(super) fn fits(text: &str, max_tokens: usize) -> bool {
     // A token is at least one byte; o200k tokens are rarely more than 16 bytes.
     text.len() <= max_tokens || (text.len() <= max_tokens * 16 && count(text) <= max_tokens)
 }

@@ -15,6 +15,7 @@
 //!
 //! [`budget`] cuts a result's model-facing content to a number of tokens, by structure.
 
+mod blocks;
 pub mod budget;
 
 /// The tokenizer [`count`] uses: `"o200k_base"`, or `"bytes/4"` without the feature `tokens`.

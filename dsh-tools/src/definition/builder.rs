@@ -7,8 +7,9 @@ use serde_json::Value;
 
 use super::callbacks::{
     Concurrency, ExecuteFn, FinalizeFn, MetaFn, PresentCallFn, PresentResultFn, RenderFn,
+    ResultHintFn,
 };
-use super::{Inner, ToolAnnotations, ToolDefinition};
+use super::{Callers, Inner, ToolAnnotations, ToolDefinition};
 use crate::content::{ContentBlock, ToolResult};
 use crate::error::{DefinitionError, JsonSchemaError, ToolError};
 use crate::exec::{ToolExecution, ToolExecutionResult, ToolRunContext};
@@ -60,6 +61,9 @@ pub struct ToolBuilder {
     present_call: Option<PresentCallFn>,
     present_result: Option<PresentResultFn>,
     annotations: ToolAnnotations,
+    callers: Callers,
+    max_result_tokens: Option<usize>,
+    result_hint: Option<ResultHintFn>,
 }
 
 impl ToolBuilder {
@@ -78,6 +82,9 @@ impl ToolBuilder {
             present_call: None,
             present_result: None,
             annotations: ToolAnnotations::default(),
+            callers: Callers::Both,
+            max_result_tokens: None,
+            result_hint: None,
         }
     }
 
@@ -222,11 +229,49 @@ impl ToolBuilder {
         self
     }
 
+    /// Who may call the tool (default [`Callers::Both`]; see [`Callers`]).
+    pub fn callers(mut self, callers: Callers) -> Self {
+        self.callers = callers;
+        self
+    }
+
+    /// The budget of each result's model-facing content, in tokens (must be positive); it wins
+    /// over the scope's and the registry's (`docs/CONTRACTS.md`, "Result budgets").
+    pub fn max_result_tokens(mut self, max_tokens: usize) -> Self {
+        self.max_result_tokens = Some(max_tokens);
+        self
+    }
+
+    /// How to get the rest of a result cut to its budget, computed from the call's arguments
+    /// when (and only when) a result is cut; it goes into the cut marker.
+    ///
+    /// ```
+    /// use dsh_tools::ToolDefinition;
+    /// use serde_json::json;
+    ///
+    /// let read = ToolDefinition::builder("read_lines")
+    ///     .description("Read lines of a file.")
+    ///     .max_result_tokens(2_000)
+    ///     .result_hint(|args| format!("read again with offset {}", args["offset"].as_u64().unwrap_or(1) + 1000))
+    ///     .execute(|_, _| async { Ok(json!("…")) })
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(read.max_result_tokens(), Some(2_000));
+    /// assert_eq!(read.result_hint(&json!({"offset": 1})).as_deref(), Some("read again with offset 1001"));
+    /// ```
+    pub fn result_hint(mut self, hint: impl Fn(&Value) -> String + Send + Sync + 'static) -> Self {
+        self.result_hint = Some(Arc::new(hint));
+        self
+    }
+
     /// Checks everything and builds the definition.
     pub fn build(self) -> Result<ToolDefinition, DefinitionError> {
         let name = self.name;
         if self.timeout_ms == Some(0) {
             return Err(DefinitionError::NonPositiveTimeout { tool: name });
+        }
+        if self.max_result_tokens == Some(0) {
+            return Err(DefinitionError::NonPositiveResultBudget { tool: name });
         }
         if !is_valid_tool_name(&name) {
             return Err(DefinitionError::InvalidName { name });
@@ -279,6 +324,9 @@ impl ToolBuilder {
                 present_call: self.present_call,
                 present_result: self.present_result,
                 annotations: self.annotations,
+                callers: self.callers,
+                max_result_tokens: self.max_result_tokens,
+                result_hint: self.result_hint,
             }),
         })
     }

@@ -38,6 +38,9 @@ pub type PresentCallFn = Arc<dyn Fn(&Value) -> Option<ToolCallView> + Send + Syn
 /// The completed-call card: `(args, result) -> view`.
 pub type PresentResultFn = Arc<dyn Fn(&Value, &ToolResult) -> Option<ToolResultView> + Send + Sync>;
 
+/// How to get the rest of a result cut to its budget, from the call's arguments.
+pub type ResultHintFn = Arc<dyn Fn(&Value) -> String + Send + Sync>;
+
 /// How a tool's calls may be scheduled. Only an explicit parallel answer overlaps.
 #[derive(Clone, Default)]
 pub enum Concurrency {

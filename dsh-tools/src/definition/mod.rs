@@ -3,6 +3,7 @@
 
 mod builder;
 mod callbacks;
+mod callers;
 
 use std::fmt;
 use std::sync::Arc;
@@ -18,8 +19,10 @@ use crate::subset::CompiledSchema;
 
 pub use builder::{ToolBuilder, default_render, is_valid_tool_name};
 pub use callbacks::{
-    BoxFuture, Concurrency, ExecuteFn, FinalizeFn, MetaFn, PresentCallFn, PresentResultFn, RenderFn,
+    BoxFuture, Concurrency, ExecuteFn, FinalizeFn, MetaFn, PresentCallFn, PresentResultFn,
+    RenderFn, ResultHintFn,
 };
+pub use callers::{Callers, UnknownCallers};
 
 /// The model-facing projection of a tool: exactly `{name, description, parameters}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -66,6 +69,9 @@ pub(crate) struct Inner {
     pub(crate) present_call: Option<PresentCallFn>,
     pub(crate) present_result: Option<PresentResultFn>,
     pub(crate) annotations: ToolAnnotations,
+    pub(crate) callers: Callers,
+    pub(crate) max_result_tokens: Option<usize>,
+    pub(crate) result_hint: Option<ResultHintFn>,
 }
 
 /// A complete tool: schema, output contract, body and presentation hooks.
@@ -100,6 +106,8 @@ impl fmt::Debug for ToolDefinition {
             .field("parameters", &self.inner.parameters)
             .field("output_schema", &self.inner.output_schema)
             .field("timeout_ms", &self.inner.timeout_ms)
+            .field("callers", &self.inner.callers)
+            .field("max_result_tokens", &self.inner.max_result_tokens)
             .finish_non_exhaustive()
     }
 }
@@ -251,6 +259,24 @@ impl ToolDefinition {
     /// Behaviour hints.
     pub fn annotations(&self) -> ToolAnnotations {
         self.inner.annotations
+    }
+
+    /// Who may call the tool: the model directly, a Code Mode program, or both (the default).
+    pub fn callers(&self) -> Callers {
+        self.inner.callers
+    }
+
+    /// The tool's own budget for the model-facing content of its results, in tokens
+    /// (`docs/CONTRACTS.md`, "Result budgets"); `None` leaves it to the scope and the registry.
+    pub fn max_result_tokens(&self) -> Option<usize> {
+        self.inner.max_result_tokens
+    }
+
+    /// How to get the rest of a result cut to its budget, from the call's arguments (e.g.
+    /// `continue with offset 2001`); `None` when the tool gives no hint (a generic one is used,
+    /// as for an empty hint). Called only when a result is cut.
+    pub fn result_hint(&self, args: &Value) -> Option<String> {
+        self.inner.result_hint.as_ref().map(|hint| hint(args))
     }
 
     /// Whether two handles point at the same definition.

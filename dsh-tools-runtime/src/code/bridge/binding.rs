@@ -18,7 +18,8 @@ use crate::code::transport::RUN_CODE_NAME;
 use crate::registry::ToolRegistry;
 
 /// The tools a run's program may call: every visible tool of the calling agent, except
-/// `run_code` (rule 4).
+/// `run_code` (rule 4). A native-only tool keeps its binding (it is not in the SDK): calling it
+/// fails with the pipeline's refusal, which says why.
 pub(super) fn callable(registry: &ToolRegistry, exec: &ToolExecution) -> Vec<ToolDefinition> {
     registry
         .visible(exec.agent)

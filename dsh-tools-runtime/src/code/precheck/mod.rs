@@ -178,6 +178,15 @@ impl Visit for Calls<'_> {
             self.found.push((member.span, message));
             return;
         };
+        if !def.callers().code() {
+            self.found.push((
+                member.span,
+                format!(
+                    "{NAMESPACE}.{name} is callable by the model directly, not from code (callers = \"native\")"
+                ),
+            ));
+            return;
+        }
         let Some(argument) = call.args.first().filter(|arg| arg.spread.is_none()) else {
             return;
         };

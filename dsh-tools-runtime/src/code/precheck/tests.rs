@@ -112,3 +112,25 @@ fn what_is_not_certain_is_left_to_run_time() {
     assert!(findings("await tools.nope({ ").is_empty());
     assert!(findings(&"[".repeat(300)).is_empty());
 }
+
+#[test]
+fn a_native_only_tool_is_found_with_why() {
+    let ask = ToolDefinition::builder("ask_user")
+        .description("Ask the user.")
+        .callers(dsh_tools::Callers::Native)
+        .execute(|_, _| async { Ok(json!(null)) })
+        .build()
+        .unwrap();
+    let mut tools = tools();
+    tools.push(ask);
+    let found: Vec<String> = check("await tools.ask_user({});", &tools)
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(
+        found,
+        [
+            "1:7 tools.ask_user is callable by the model directly, not from code (callers = \"native\")"
+        ]
+    );
+}

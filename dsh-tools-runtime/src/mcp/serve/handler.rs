@@ -44,6 +44,8 @@ impl ServerHandler for RegistryHandler {
             .registry
             .visible(self.view)
             .iter()
+            // A code-only tool is not a tool a client calls (`docs/CONTRACTS.md`, "MCP").
+            .filter(|def| def.callers().model())
             .map(mcp_tool)
             .collect();
         Ok(ListToolsResult::with_all_items(tools))
@@ -56,7 +58,8 @@ impl ServerHandler for RegistryHandler {
     ) -> Result<CallToolResponse, rmcp::ErrorData> {
         // A name this view does not have is the spec's protocol error (`docs/CONTRACTS.md`,
         // "MCP"), not a tool result.
-        if self.registry.get(&request.name, Some(self.agent)).is_none() {
+        let served = self.registry.get(&request.name, Some(self.agent));
+        if !served.is_some_and(|def| def.callers().model()) {
             return Err(rmcp::ErrorData::invalid_params(
                 format!("unknown tool: {}", request.name),
                 Some(serde_json::json!({"name": request.name})),
