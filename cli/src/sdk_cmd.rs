@@ -78,6 +78,23 @@ pub(crate) fn read_tool_list(input: &Input) -> Result<Vec<SdkTool>, CliError> {
         .collect())
 }
 
+/// The tool set of `tokens` and `search`: a list in `sdk render`'s input form when one is
+/// given, else the example tools and those of the `--mcp` servers.
+pub(crate) fn tool_set(
+    list: Option<PathBuf>,
+    mcp: &McpFlags,
+) -> Result<Vec<SdkTool>, CliError> {
+    match list {
+        Some(list) => read_tool_list(&Input::json(Some(list))),
+        None => {
+            let mut tools = dsh_tools::collected_tools()
+                .map_err(|e| CliError::new(format!("cannot collect the tools: {e}")))?;
+            tools.extend(with_imported(mcp)?);
+            Ok(tools.iter().map(sdk_tool_from).collect())
+        }
+    }
+}
+
 /// Prints the requested text (not JSON: these commands print TypeScript or Python).
 pub(super) fn run(args: SdkArgs) -> Result<Report, CliError> {
     let text = match args.command {

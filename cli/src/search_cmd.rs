@@ -4,12 +4,11 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use dsh_tools_runtime::code::sdk::{SdkTool, sdk_tool_from};
 use dsh_tools_runtime::search::ToolIndex;
 
-use crate::mcp_flag::{McpFlags, with_imported};
-use crate::sdk_cmd::read_tool_list;
-use crate::{CliError, Input, Report};
+use crate::mcp_flag::McpFlags;
+use crate::sdk_cmd::tool_set;
+use crate::{CliError, Report};
 
 /// Arguments of `search`.
 #[derive(Debug, Args)]
@@ -29,15 +28,7 @@ pub struct SearchArgs {
 
 /// Prints `[{"name": …, "score": …}, …]`, best first (an empty list when nothing matches).
 pub(super) fn run(args: SearchArgs) -> Result<Report, CliError> {
-    let tools: Vec<SdkTool> = match args.tools {
-        Some(tools) => read_tool_list(&Input::json(Some(tools)))?,
-        None => {
-            let mut tools = dsh_tools::collected_tools()
-                .map_err(|e| CliError::new(format!("cannot collect the tools: {e}")))?;
-            tools.extend(with_imported(&args.mcp)?);
-            tools.iter().map(sdk_tool_from).collect()
-        }
-    };
+    let tools = tool_set(args.tools, &args.mcp)?;
     let index = ToolIndex::new(tools.iter().map(|tool| {
         (
             tool.name.as_str(),

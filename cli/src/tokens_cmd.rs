@@ -6,13 +6,12 @@ use std::path::PathBuf;
 use clap::Args;
 use dsh_tools_runtime::code::cost::tool_set_cost;
 use dsh_tools_runtime::code::flavour::{PYTHON, TYPESCRIPT};
-use dsh_tools_runtime::code::sdk::{SdkTool, sdk_tool_from};
 use dsh_tools_runtime::tokens::TOKENIZER;
 use serde_json::json;
 
-use crate::mcp_flag::{McpFlags, with_imported};
-use crate::sdk_cmd::read_tool_list;
-use crate::{CliError, Input, Language, Report};
+use crate::mcp_flag::McpFlags;
+use crate::sdk_cmd::tool_set;
+use crate::{CliError, Language, Report};
 
 /// Arguments of `tokens`.
 #[derive(Debug, Args)]
@@ -31,15 +30,7 @@ pub struct TokensArgs {
 /// Prints `{"native": N, "sdk": M, "ratio": M/N, "tokenizer": "o200k_base"}`; the ratio is
 /// rounded to three decimals.
 pub(super) fn run(args: TokensArgs) -> Result<Report, CliError> {
-    let tools: Vec<SdkTool> = match args.tools {
-        Some(tools) => read_tool_list(&Input::json(Some(tools)))?,
-        None => {
-            let mut tools = dsh_tools::collected_tools()
-                .map_err(|e| CliError::new(format!("cannot collect the tools: {e}")))?;
-            tools.extend(with_imported(&args.mcp)?);
-            tools.iter().map(sdk_tool_from).collect()
-        }
-    };
+    let tools = tool_set(args.tools, &args.mcp)?;
     let flavour = match args.language {
         Language::Typescript => &TYPESCRIPT,
         Language::Python => &PYTHON,
