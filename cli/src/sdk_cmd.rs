@@ -80,10 +80,7 @@ pub(crate) fn read_tool_list(input: &Input) -> Result<Vec<SdkTool>, CliError> {
 
 /// The tool set of `tokens` and `search`: a list in `sdk render`'s input form when one is
 /// given, else the example tools and those of the `--mcp` servers.
-pub(crate) fn tool_set(
-    list: Option<PathBuf>,
-    mcp: &McpFlags,
-) -> Result<Vec<SdkTool>, CliError> {
+pub(crate) fn tool_set(list: Option<PathBuf>, mcp: &McpFlags) -> Result<Vec<SdkTool>, CliError> {
     match list {
         Some(list) => read_tool_list(&Input::json(Some(list))),
         None => {
