@@ -29,31 +29,40 @@ const TOOLS = {
   read: () => 'fn main() {}',
 };
 
-// Runs inside the worker: bindings that message the parent, a captured console, the program
-// as the body of an async function.
-const WORKER = `
+// Runs inside a worker: `settle` answers a pending tool call; `run` gives a program fresh
+// bindings that message the parent and a captured console, and runs it as the body of an
+// async function.
+const RUNTIME = `
 const { parentPort, workerData } = require('node:worker_threads');
+const AsyncFunction = Object.getPrototypeOf(async function () {}).constructor;
 const pending = new Map();
 let nextId = 0;
-parentPort.on('message', (m) => {
+function settle(m) {
   const call = pending.get(m.id);
   pending.delete(m.id);
   if ('error' in m) call.reject(new Error(m.error)); else call.resolve(m.value);
-});
-const tools = Object.create(null);
-for (const name of workerData.names) {
-  tools[name] = (args) => new Promise((resolve, reject) => {
-    const id = nextId++;
-    pending.set(id, { resolve, reject });
-    parentPort.postMessage({ type: 'call', id, name, args: JSON.parse(JSON.stringify(args)) });
-  });
 }
-const logs = [];
-const sandboxConsole = { log: (...a) => logs.push(a.map(String).join(' ')) };
-const AsyncFunction = Object.getPrototypeOf(async function () {}).constructor;
-new AsyncFunction('tools', 'console', '"use strict";' + workerData.program)(tools, sandboxConsole)
-  .then((value) => parentPort.postMessage({ type: 'done', logs, value: JSON.parse(JSON.stringify(value)) }),
-        (error) => parentPort.postMessage({ type: 'done', logs, error: String(error && error.stack || error) }));
+function run(program, names) {
+  const tools = Object.create(null);
+  for (const name of names) {
+    tools[name] = (args) => new Promise((resolve, reject) => {
+      const id = nextId++;
+      pending.set(id, { resolve, reject });
+      parentPort.postMessage({ type: 'call', id, name, args: JSON.parse(JSON.stringify(args)) });
+    });
+  }
+  const logs = [];
+  const sandboxConsole = { log: (...a) => logs.push(a.map(String).join(' ')) };
+  new AsyncFunction('tools', 'console', '"use strict";' + program)(tools, sandboxConsole)
+    .then((value) => parentPort.postMessage({ type: 'done', logs, value: JSON.parse(JSON.stringify(value)) }),
+          (error) => parentPort.postMessage({ type: 'done', logs, error: String(error && error.stack || error) }));
+}
+`;
+
+// A fresh worker per run: its program arrives with it.
+const WORKER = RUNTIME + `
+parentPort.on('message', settle);
+run(workerData.program, workerData.names);
 `;
 
 function runOnce() {
@@ -79,32 +88,8 @@ function runOnce() {
 }
 
 // The reused worker: it waits for programs and runs each with fresh bindings and console.
-const WARM_WORKER = `
-const { parentPort } = require('node:worker_threads');
-const AsyncFunction = Object.getPrototypeOf(async function () {}).constructor;
-const pending = new Map();
-let nextId = 0;
-parentPort.on('message', (m) => {
-  if (m.type === 'result') {
-    const call = pending.get(m.id);
-    pending.delete(m.id);
-    if ('error' in m) call.reject(new Error(m.error)); else call.resolve(m.value);
-    return;
-  }
-  const tools = Object.create(null);
-  for (const name of m.names) {
-    tools[name] = (args) => new Promise((resolve, reject) => {
-      const id = nextId++;
-      pending.set(id, { resolve, reject });
-      parentPort.postMessage({ type: 'call', id, name, args: JSON.parse(JSON.stringify(args)) });
-    });
-  }
-  const logs = [];
-  const sandboxConsole = { log: (...a) => logs.push(a.map(String).join(' ')) };
-  new AsyncFunction('tools', 'console', '"use strict";' + m.program)(tools, sandboxConsole)
-    .then((value) => parentPort.postMessage({ type: 'done', logs, value: JSON.parse(JSON.stringify(value)) }),
-          (error) => parentPort.postMessage({ type: 'done', logs, error: String(error && error.stack || error) }));
-});
+const WARM_WORKER = RUNTIME + `
+parentPort.on('message', (m) => (m.type === 'result' ? settle(m) : run(m.program, m.names)));
 `;
 
 let warm = null;

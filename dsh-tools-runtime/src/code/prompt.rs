@@ -2,6 +2,8 @@
 //! "Prompt sections"): the wire tool schemas and the prompt sections `tools:code-only` (order 99)
 //! and `tools:sdk` (order 150).
 
+use std::borrow::Cow;
+
 use dsh_tools::ToolDefinition;
 use dsh_tools::exec::ScopeId;
 
@@ -60,13 +62,18 @@ pub(super) fn surface(
         });
     };
     // Callers (`docs/CONTRACTS.md`, "Presentation modes"): a native-only tool is not in the
-    // SDK, a code-only one never on the wire.
-    let in_sdk: Vec<ToolDefinition> = stored
-        .iter()
-        .filter(|d| d.callers().code())
-        .cloned()
-        .collect();
+    // SDK, a code-only one never on the wire. Without native-only tools (the common case) the
+    // stored list is the SDK's as it is, with no copy per prompt.
     let native_only: Vec<&ToolDefinition> = stored.iter().filter(|d| !d.callers().code()).collect();
+    let in_sdk: Cow<'_, [ToolDefinition]> = if native_only.is_empty() {
+        Cow::Borrowed(stored)
+    } else {
+        stored
+            .iter()
+            .filter(|d| d.callers().code())
+            .cloned()
+            .collect()
+    };
     let sdk = code.cached_sdk(scope, language, &in_sdk, || {
         if flavour.language == TYPESCRIPT.language {
             let rendered = code.fragments.render(&in_sdk);

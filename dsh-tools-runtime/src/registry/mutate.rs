@@ -158,14 +158,7 @@ impl ToolRegistry {
                 layer.restrictions.push(restriction);
             }
         }
-        self.notify_or_undo(scope, id)?;
-        Ok(Registration::new(
-            &self.inner,
-            Effect::Layer {
-                scope: Some(scope),
-                id,
-            },
-        ))
+        self.notify_or_undo(scope, id)
     }
 
     pub(crate) fn present_as_in(
@@ -187,14 +180,7 @@ impl ToolRegistry {
             }
             layer.mode = Some((id, mode));
         }
-        self.notify_or_undo(scope, id)?;
-        Ok(Registration::new(
-            &self.inner,
-            Effect::Layer {
-                scope: Some(scope),
-                id,
-            },
-        ))
+        self.notify_or_undo(scope, id)
     }
 
     /// Declares the result budget of `scope` (replacing an earlier one of that scope).
@@ -216,14 +202,7 @@ impl ToolRegistry {
                 .budget_floor
                 .fetch_min(max_tokens, Ordering::AcqRel);
         }
-        self.notify_or_undo(scope, id)?;
-        Ok(Registration::new(
-            &self.inner,
-            Effect::Layer {
-                scope: Some(scope),
-                id,
-            },
-        ))
+        self.notify_or_undo(scope, id)
     }
 
     /// The extension's hold on `name`, if it has one.
@@ -236,14 +215,22 @@ impl ToolRegistry {
             .copied()
     }
 
-    fn notify_or_undo(&self, scope: ScopeId, id: u64) -> Result<(), RegistryError> {
+    /// Tells the listeners that `scope` changed by its layer entry `id`, and returns the
+    /// registration that undoes the entry; a failing listener undoes it at once.
+    fn notify_or_undo(&self, scope: ScopeId, id: u64) -> Result<Registration, RegistryError> {
         if let Err(message) = self.notify(&RegistryChange::ScopeChanged { scope }) {
             if let Some(layer) = self.inner.write().layer_mut(Some(scope)) {
                 layer.remove(id);
             }
             return Err(RegistryError::ChangeListener(message));
         }
-        Ok(())
+        Ok(Registration::new(
+            &self.inner,
+            Effect::Layer {
+                scope: Some(scope),
+                id,
+            },
+        ))
     }
 
     /// Delivers a change to every listener; a panicking listener's message is returned.
