@@ -81,6 +81,10 @@ pub(crate) struct ToolOptions {
     pub(crate) open_world: Option<bool>,
     /// `"native"`, `"code"` or `"both"` (checked by `check::callers`).
     pub(crate) callers: Option<syn::LitStr>,
+    /// Found on demand through tool search (`dsh_tools::Loading::Deferred`).
+    pub(crate) deferred: darling::util::Flag,
+    /// Always loaded, whatever the registry's threshold (`dsh_tools::Loading::Pinned`).
+    pub(crate) pinned: darling::util::Flag,
     /// The result budget in tokens (checked positive by `check::max_result_tokens`).
     pub(crate) max_result_tokens: Option<syn::LitInt>,
     /// `fn(&Args) -> String`: how to get the rest of a cut result.
@@ -106,6 +110,8 @@ const TOOL_OPTIONS: &[&str] = &[
     "idempotent",
     "open_world",
     "callers",
+    "deferred",
+    "pinned",
     "max_result_tokens",
     "result_hint",
     "crate",

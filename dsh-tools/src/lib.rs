@@ -17,7 +17,9 @@ pub mod tool;
 pub mod __private;
 
 pub use collect::{CollectError, ToolRegistration, ToolSet, collected_tools};
-pub use definition::{Callers, ToolAnnotations, ToolBuilder, ToolDefinition, ToolSchemaWire};
+pub use definition::{
+    Callers, Loading, ToolAnnotations, ToolBuilder, ToolDefinition, ToolSchemaWire,
+};
 pub use dsh_tools_macros::{ToolSchema, tool, tool_set};
 pub use error::{
     DefinitionError, ErrorCode, ErrorInfo, HarnessError, JsonSchemaError, ToolArgsError, ToolError,

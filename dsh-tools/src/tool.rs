@@ -26,7 +26,7 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::definition::{Callers, ToolAnnotations, ToolDefinition};
+use crate::definition::{Callers, Loading, ToolAnnotations, ToolDefinition};
 use crate::error::{DefinitionError, ToolError};
 use crate::exec::ToolRunContext;
 use crate::schema::ToolSchema;
@@ -43,6 +43,9 @@ pub struct ToolOptions {
     pub annotations: ToolAnnotations,
     /// Who may call the tool (default: both the model and Code Mode programs).
     pub callers: Callers,
+    /// Whether the tool is loaded up front or found on demand (default: as the registry's
+    /// threshold decides).
+    pub loading: Loading,
     /// The budget of each result's model-facing content, in tokens (`None`: the scope's or the
     /// registry's).
     pub max_result_tokens: Option<usize>,
@@ -67,6 +70,13 @@ impl ToolOptions {
     #[must_use]
     pub fn callers(mut self, callers: Callers) -> Self {
         self.callers = callers;
+        self
+    }
+
+    /// Sets [`ToolOptions::loading`].
+    #[must_use]
+    pub fn loading(mut self, loading: Loading) -> Self {
+        self.loading = loading;
         self
     }
 
@@ -171,7 +181,8 @@ pub trait Tool: Send + Sync + Sized + 'static {
             .output_spec(&<Self::Output as ToolSchema>::SCHEMA)
             .concurrency_safe(options.concurrency_safe)
             .annotations(options.annotations)
-            .callers(options.callers);
+            .callers(options.callers)
+            .loading(options.loading);
         if let Some(timeout_ms) = options.timeout_ms {
             builder = builder.timeout_ms(timeout_ms);
         }

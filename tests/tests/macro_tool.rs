@@ -149,6 +149,18 @@ async fn crunch(n: u32) -> u32 {
     n
 }
 
+/// Archive an issue (found on demand through tool search).
+#[tool(deferred)]
+async fn archive_issue(id: u64) -> u64 {
+    id
+}
+
+/// Say who is on call (always loaded).
+#[tool(pinned)]
+async fn on_call() -> String {
+    "ada".to_owned()
+}
+
 fn crunch_hint(args: &crunch::Args) -> String {
     format!("crunch again with n > {}", args.n)
 }
@@ -611,4 +623,19 @@ fn callers_and_the_result_budget_reach_the_definition_and_the_trait() {
     let plain = read_file::definition().unwrap();
     assert_eq!(plain.callers(), dsh_tools::Callers::Both);
     assert_eq!(plain.max_result_tokens(), None);
+}
+
+#[test]
+fn deferred_and_pinned_reach_the_definition_and_the_trait() {
+    use dsh_tools::Loading;
+    assert_eq!(
+        archive_issue::definition().unwrap().loading(),
+        Loading::Deferred
+    );
+    assert_eq!(on_call::definition().unwrap().loading(), Loading::Pinned);
+    assert_eq!(read_file::definition().unwrap().loading(), Loading::Auto);
+    let options = dsh_tools::tool::Tool::options(&archive_issue::Tool);
+    assert_eq!(options.loading, Loading::Deferred);
+    let by_trait = dsh_tools::tool::Tool::into_definition(on_call::Tool).unwrap();
+    assert_eq!(by_trait.loading(), Loading::Pinned);
 }

@@ -106,6 +106,16 @@ pub(crate) fn callers(options: &ToolOptions, errors: &mut Errors) {
     );
 }
 
+/// Checks `deferred` and `pinned` are not both set.
+pub(crate) fn loading(options: &ToolOptions, errors: &mut Errors) {
+    if options.deferred.is_present() && options.pinned.is_present() {
+        errors.push(syn::Error::new(
+            options.pinned.span(),
+            "`#[tool]` options `deferred` and `pinned` contradict each other: a tool is either found on demand or always loaded",
+        ));
+    }
+}
+
 /// Reports types that the generated companion module would shadow: inside it, a relative path
 /// `Args` (or `Tool`) names the generated item, not the user's type. `generated` pairs each
 /// name with what it is; `all_types` also checks the non-model parameters and the output (all

@@ -203,7 +203,7 @@ pub(crate) fn builder(
     }}
 }
 
-/// `.callers(..)` and `.max_result_tokens(..)`, when set (both checked by `check`).
+/// `.callers(..)`, `.loading(..)` and `.max_result_tokens(..)`, when set (checked by `check`).
 pub(crate) fn limits(sig: &ToolSig, krate: &TokenStream) -> TokenStream {
     let options = &sig.options;
     let callers = options
@@ -221,7 +221,14 @@ pub(crate) fn limits(sig: &ToolSig, krate: &TokenStream) -> TokenStream {
         .as_ref()
         .and_then(|t| t.base10_parse::<usize>().ok())
         .map(|t| quote!(.max_result_tokens(#t)));
-    quote!(#callers #budget)
+    let loading = if options.deferred.is_present() {
+        Some(quote!(.loading(#krate::Loading::Deferred)))
+    } else if options.pinned.is_present() {
+        Some(quote!(.loading(#krate::Loading::Pinned)))
+    } else {
+        None
+    };
+    quote!(#callers #loading #budget)
 }
 
 fn output_schema(sig: &ToolSig, krate: &TokenStream) -> TokenStream {

@@ -146,6 +146,7 @@ pub(crate) fn analyse(
     check::timeout(&options, errors);
     check::max_result_tokens(&options, errors);
     check::callers(&options, errors);
+    check::loading(&options, errors);
     ToolSig {
         ident: sig.ident.clone(),
         name,

@@ -9,7 +9,7 @@ use super::callbacks::{
     Concurrency, ExecuteFn, FinalizeFn, MetaFn, PresentCallFn, PresentResultFn, RenderFn,
     ResultHintFn,
 };
-use super::{Callers, Inner, ToolAnnotations, ToolDefinition};
+use super::{Callers, Inner, Loading, ToolAnnotations, ToolDefinition};
 use crate::content::{ContentBlock, ToolResult};
 use crate::error::{DefinitionError, JsonSchemaError, ToolError};
 use crate::exec::{ToolExecution, ToolExecutionResult, ToolRunContext};
@@ -62,6 +62,7 @@ pub struct ToolBuilder {
     present_result: Option<PresentResultFn>,
     annotations: ToolAnnotations,
     callers: Callers,
+    loading: Loading,
     max_result_tokens: Option<usize>,
     result_hint: Option<ResultHintFn>,
 }
@@ -83,6 +84,7 @@ impl ToolBuilder {
             present_result: None,
             annotations: ToolAnnotations::default(),
             callers: Callers::Both,
+            loading: Loading::Auto,
             max_result_tokens: None,
             result_hint: None,
         }
@@ -235,6 +237,13 @@ impl ToolBuilder {
         self
     }
 
+    /// Whether the tool is loaded up front or found on demand (default [`Loading::Auto`]; see
+    /// [`Loading`]).
+    pub fn loading(mut self, loading: Loading) -> Self {
+        self.loading = loading;
+        self
+    }
+
     /// The budget of each result's model-facing content, in tokens (must be positive); it wins
     /// over the scope's and the registry's (`docs/CONTRACTS.md`, "Result budgets").
     pub fn max_result_tokens(mut self, max_tokens: usize) -> Self {
@@ -325,6 +334,7 @@ impl ToolBuilder {
                 present_result: self.present_result,
                 annotations: self.annotations,
                 callers: self.callers,
+                loading: self.loading,
                 max_result_tokens: self.max_result_tokens,
                 result_hint: self.result_hint,
             }),

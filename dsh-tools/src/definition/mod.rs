@@ -4,6 +4,7 @@
 mod builder;
 mod callbacks;
 mod callers;
+mod loading;
 
 use std::fmt;
 use std::sync::Arc;
@@ -23,6 +24,7 @@ pub use callbacks::{
     RenderFn, ResultHintFn,
 };
 pub use callers::{Callers, UnknownCallers};
+pub use loading::Loading;
 
 /// The model-facing projection of a tool: exactly `{name, description, parameters}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -53,6 +55,7 @@ pub struct ToolAnnotations {
     pub open_world_hint: Option<bool>,
 }
 
+#[derive(Clone)]
 pub(crate) struct Inner {
     pub(crate) name: String,
     pub(crate) description: String,
@@ -70,6 +73,7 @@ pub(crate) struct Inner {
     pub(crate) present_result: Option<PresentResultFn>,
     pub(crate) annotations: ToolAnnotations,
     pub(crate) callers: Callers,
+    pub(crate) loading: Loading,
     pub(crate) max_result_tokens: Option<usize>,
     pub(crate) result_hint: Option<ResultHintFn>,
 }
@@ -107,6 +111,7 @@ impl fmt::Debug for ToolDefinition {
             .field("output_schema", &self.inner.output_schema)
             .field("timeout_ms", &self.inner.timeout_ms)
             .field("callers", &self.inner.callers)
+            .field("loading", &self.inner.loading)
             .field("max_result_tokens", &self.inner.max_result_tokens)
             .finish_non_exhaustive()
     }
@@ -264,6 +269,23 @@ impl ToolDefinition {
     /// Who may call the tool: the model directly, a Code Mode program, or both (the default).
     pub fn callers(&self) -> Callers {
         self.inner.callers
+    }
+
+    /// Whether the tool is loaded up front or found on demand (see [`Loading`]).
+    pub fn loading(&self) -> Loading {
+        self.inner.loading
+    }
+
+    /// This definition marked `loading` (a new definition sharing everything else; the
+    /// original is unchanged). See [`Loading`].
+    #[must_use]
+    pub fn with_loading(&self, loading: Loading) -> ToolDefinition {
+        ToolDefinition {
+            inner: Arc::new(Inner {
+                loading,
+                ..self.inner.as_ref().clone()
+            }),
+        }
     }
 
     /// The tool's own budget for the model-facing content of its results, in tokens
