@@ -27,7 +27,8 @@ pub use error::{RegistryError, ToolNotFoundError};
 pub use pipeline::{batch, hooks, timeout};
 pub use registry::{
     PresentationMode, PromptError, PromptSection, PromptSurface, Registration, RegistryChange,
-    RegistryConfig, Scope, ToolRegistry, ToolRestriction,
+    RegistryConfig, Scope, TOOL_SEARCH_DEFAULT_LIMIT, TOOL_SEARCH_DESCRIPTION,
+    TOOL_SEARCH_MAX_LIMIT, TOOL_SEARCH_NAME, ToolRegistry, ToolRestriction,
 };
 
 /// The message of a panic payload (`&str` or `String`; anything else is unprintable).

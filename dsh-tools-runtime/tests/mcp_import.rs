@@ -329,3 +329,21 @@ async fn a_scoped_import_is_seen_by_that_agent_only_and_policies_apply() {
     assert_eq!(text_of(&denied), "Error: not today");
     assert!(script.with(|s| s.calls.is_empty()));
 }
+
+#[tokio::test]
+async fn a_deferred_server_is_found_through_tool_search_and_stays_callable() {
+    let registry = ToolRegistry::new();
+    let import = McpImport::new(&registry).loading(dsh_tools::Loading::Deferred);
+    let (connection, _, _) = connect(&import, "st", vec![vec![tool("a"), tool("b")]]).await;
+    let connection = connection.unwrap();
+    let shown: Vec<String> = registry.schemas(None).into_iter().map(|s| s.name).collect();
+    assert_eq!(shown, [dsh_tools_runtime::TOOL_SEARCH_NAME]);
+    assert_eq!(registry.deferred(None).len(), 2);
+    // Executable while deferred; a re-sync keeps the new generation deferred.
+    let result = registry
+        .execute(call("mcp__st__a", json!({"text": "hi"})))
+        .await;
+    assert!(!result.is_error(), "{result:?}");
+    connection.resync().await.unwrap();
+    assert_eq!(registry.deferred(None).len(), 2);
+}

@@ -1,6 +1,6 @@
 //! What Code Mode puts in a scope's system prompt (`docs/CONTRACTS.md`, "Presentation modes" and
-//! "Prompt sections"): the wire tool schemas and the prompt sections `tools:code-only` (order 99)
-//! and `tools:sdk` (order 150).
+//! "Prompt sections"): the wire tool schemas and the prompt sections `tools:code-only` (order 99),
+//! `tools:sdk` (order 150) and, when the scope defers tools, `tools:search` (order 151).
 
 use std::borrow::Cow;
 
@@ -12,11 +12,14 @@ use super::sdk::sdk_tool_from;
 use super::{CodeMode, RUN_CODE_NAME};
 use crate::registry::ScopeExtension;
 use crate::registry::{
-    PresentationMode, PromptError, PromptSection, PromptSurface, code_only_names,
+    PresentationMode, PromptError, PromptSection, PromptSurface, TOOL_SEARCH_NAME, code_only_names,
 };
 
 /// The collapse rule shown to a scope in `code` mode.
 pub const CODE_ONLY_TEXT: &str = "`run_code` is the only tool you can call directly: a call naming any other tool fails. Every tool declared in the SDK below is reached from inside a `run_code` program, as `await tools.name(args)`.";
+
+/// The `tools:search` text: how a program finds the tools the SDK does not declare.
+pub const TOOL_SEARCH_TEXT: &str = "More tools exist than the SDK declares. Find them from a program: `await tools.$search(query)` (or `tools.$search({ query, limit })`) resolves to `{ name: string; score: number; signature: string }[]`, best first, where `signature` is the tool's TypeScript declaration; `await tools.$describe(name)` resolves to `{ name: string; signature: string }`, or `null` for no such tool. A found tool can be called at once, as `await tools.name(args)`, and is declared in the SDK from the next prompt on.";
 
 /// The `tools:code-only` text: [`CODE_ONLY_TEXT`], or, when native-only tools are on the wire
 /// beside `run_code`, the same rule naming them.
@@ -96,6 +99,16 @@ pub(super) fn surface(
         order: 150,
         text: sdk.to_string(),
     });
+    // Deferred loading: the scope is shown `tool_search`; TypeScript programs search too.
+    if flavour.language == TYPESCRIPT.language
+        && stored.iter().any(|d| d.name() == TOOL_SEARCH_NAME)
+    {
+        sections.push(PromptSection {
+            name: "tools:search",
+            order: 151,
+            text: TOOL_SEARCH_TEXT.to_owned(),
+        });
+    }
     let transport = code.tool(RUN_CODE_NAME, mode).map(|d| d.schema());
     let (tools, known_names) = if mode == PresentationMode::Code {
         let mut known: Vec<String> = native_only.iter().map(|d| d.name().to_owned()).collect();

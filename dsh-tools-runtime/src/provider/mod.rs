@@ -51,6 +51,7 @@ mod error;
 mod parse;
 mod render;
 mod stream;
+mod tools;
 mod turn;
 
 use std::fmt;
@@ -63,6 +64,7 @@ pub use error::ProviderError;
 pub use parse::parse_calls;
 pub use render::render_results;
 pub use stream::{AnthropicStream, ChatStream};
+pub use tools::{ANTHROPIC_TOOL_SEARCH, ANTHROPIC_TOOL_SEARCH_BETA, request_tools};
 pub use turn::{ProviderTurn, TurnOutcome};
 
 /// A model provider's API, by the shape of its tool calls and results.

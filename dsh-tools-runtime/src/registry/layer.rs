@@ -31,6 +31,8 @@ pub(crate) struct Layer {
     pub(crate) restrictions: Vec<Restriction>,
     pub(crate) mode: Option<(u64, PresentationMode)>,
     pub(crate) budget: Option<(u64, Option<usize>)>,
+    /// The deferred tools tool search found for this layer's scope, in the order found.
+    pub(crate) found: Vec<String>,
 }
 
 impl Layer {
@@ -84,6 +86,9 @@ pub(crate) struct ScopeNode {
 pub(crate) struct RegistryState {
     pub(crate) global: Layer,
     pub(crate) scopes: HashMap<ScopeId, ScopeNode>,
+    /// Defer every tool beyond this many of a scope's visible tools (see
+    /// `ToolRegistry::defer_beyond`).
+    pub(crate) defer_beyond: Option<usize>,
 }
 
 impl RegistryState {

@@ -7,6 +7,7 @@
 //! A presentation that adds tools of its own (Code Mode's transport) plugs in through
 //! [`ScopeExtension`].
 
+mod deferral;
 mod extension;
 mod handle;
 mod host;
@@ -14,6 +15,7 @@ mod layer;
 mod mutate;
 mod prompt;
 mod scope;
+mod tool_search;
 mod view;
 
 use std::num::NonZeroUsize;
@@ -28,6 +30,7 @@ use crate::error::ToolNotFoundError;
 use crate::pipeline::{self, Host, Pipeline, Resolution};
 use crate::tokens::budget::DEFAULT_MAX_RESULT_TOKENS;
 
+pub use deferral::TOOL_SEARCH_NAME;
 pub(crate) use extension::{Builtin, ReservedName, ScopeExtension};
 pub(crate) use handle::Effect;
 pub use handle::Registration;
@@ -40,6 +43,7 @@ pub use mutate::ToolRestriction;
 pub(crate) use prompt::code_only_names;
 pub use prompt::{PromptError, PromptSection, PromptSurface};
 pub use scope::Scope;
+pub use tool_search::{TOOL_SEARCH_DEFAULT_LIMIT, TOOL_SEARCH_DESCRIPTION, TOOL_SEARCH_MAX_LIMIT};
 
 /// How a scope's tools are presented to the model (`docs/CONTRACTS.md`, "Presentation modes").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -132,6 +136,10 @@ pub(crate) struct Inner {
     extension: OnceLock<Arc<dyn ScopeExtension>>,
     /// Where calls run.
     pipeline: Pipeline,
+    /// The `tool_search` definition, built on first use.
+    tool_search: OnceLock<ToolDefinition>,
+    /// The search index of each scope's deferred tools.
+    pub(crate) search_indexes: deferral::IndexCache,
     ids: AtomicU64,
     /// Bumped by every write to `state` (see [`Host::generation`]).
     generation: AtomicU64,
@@ -228,6 +236,8 @@ impl ToolRegistry {
                 listeners: RwLock::new(Vec::new()),
                 extension: OnceLock::new(),
                 pipeline: Pipeline::default(),
+                tool_search: OnceLock::new(),
+                search_indexes: deferral::IndexCache::default(),
                 ids: AtomicU64::new(1),
                 generation: AtomicU64::new(0),
                 budget_floor: AtomicUsize::new(config.max_result_tokens.unwrap_or(usize::MAX)),
@@ -293,10 +303,34 @@ impl ToolRegistry {
                 return Some(tool);
             }
         }
+        if name == TOOL_SEARCH_NAME {
+            return self.tool_search_in(&state, scope);
+        }
         view::get(&state, name, scope)
     }
 
-    /// Every definition `scope` can see, in visible order.
+    /// The `tool_search` definition, when `scope` defers anything.
+    fn tool_search_in(
+        &self,
+        state: &RegistryState,
+        scope: Option<ScopeId>,
+    ) -> Option<ToolDefinition> {
+        let visible = view::view(state, scope).visible;
+        deferral::split(state, scope, visible)
+            .defers()
+            .then(|| self.tool_search())
+    }
+
+    /// The registry's `tool_search` definition.
+    pub(crate) fn tool_search(&self) -> ToolDefinition {
+        self.inner
+            .tool_search
+            .get_or_init(|| tool_search::definition(self.downgrade()))
+            .clone()
+    }
+
+    /// Every definition `scope` can see, in visible order — deferred tools included (they are
+    /// executable); [`ToolRegistry::shown`] is what the model is shown.
     pub fn visible(&self, scope: Option<ScopeId>) -> Vec<ToolDefinition> {
         let state = self.inner.read();
         let mut visible = view::view(&state, scope).visible;
@@ -306,15 +340,27 @@ impl ToolRegistry {
         visible
     }
 
+    /// What the model of `scope` is shown, in order: its visible tools that are not deferred,
+    /// `tool_search` when it defers any, the deferred tools it found (in the order found), then
+    /// what its presentation adds (`run_code`). See [`ToolRegistry::defer_beyond`].
+    pub fn shown(&self, scope: Option<ScopeId>) -> Vec<ToolDefinition> {
+        let mut shown = self.listing(scope).shown(|| self.tool_search());
+        if let Some(extension) = self.extension() {
+            shown.extend(extension.tools(self.effective_mode(scope)));
+        }
+        shown
+    }
+
     /// The pre-restriction name universe of `scope` (inherited names plus its own).
     pub fn known_names(&self, scope: Option<ScopeId>) -> Vec<String> {
         view::view(&self.inner.read(), scope).known_names
     }
 
-    /// The model-facing schemas of the visible tools the model may call directly (fresh copies
-    /// the caller may mutate): a tool with [`Callers::Code`] is left out.
+    /// The model-facing schemas of the [shown](ToolRegistry::shown) tools the model may call
+    /// directly (fresh copies the caller may mutate): a tool with [`Callers::Code`] is left out,
+    /// and so are deferred tools not found yet.
     pub fn schemas(&self, scope: Option<ScopeId>) -> Vec<ToolSchemaWire> {
-        self.visible(scope)
+        self.shown(scope)
             .iter()
             .filter(|def| def.callers().model())
             .map(ToolDefinition::schema)
@@ -368,7 +414,12 @@ impl Host for ToolRegistry {
         if let Some(tool) = extension.and_then(|e| e.tool(name, mode)) {
             return Resolution::Runs(tool);
         }
-        let Some(def) = view::get(&state, name, agent) else {
+        let found = if name == TOOL_SEARCH_NAME {
+            self.tool_search_in(&state, agent)
+        } else {
+            view::get(&state, name, agent)
+        };
+        let Some(def) = found else {
             return Resolution::Unknown;
         };
         drop(state);

@@ -8,6 +8,7 @@ use std::sync::{Arc, PoisonError};
 use dsh_tools::exec::ScopeId;
 use dsh_tools::{ToolDefinition, ToolSet};
 
+use super::deferral::TOOL_SEARCH_NAME;
 use super::layer::{Restriction, quoted_names};
 use super::{
     Effect, Inner, PresentationMode, Registration, RegistryChange, ReservedName, ToolRegistry, view,
@@ -207,6 +208,12 @@ impl ToolRegistry {
 
     /// The extension's hold on `name`, if it has one.
     fn reserved(&self, name: &str) -> Option<ReservedName> {
+        if name == TOOL_SEARCH_NAME {
+            return Some(ReservedName {
+                name: TOOL_SEARCH_NAME,
+                holder: "tool search (deferred loading)",
+            });
+        }
         let extension = self.extension()?;
         extension
             .reserved()

@@ -5,6 +5,7 @@
 use dsh_tools::exec::ScopeId;
 use dsh_tools::{ToolDefinition, ToolSchemaWire};
 
+use super::deferral::{self, TOOL_SEARCH_NAME};
 use super::{PresentationMode, ToolRegistry, view};
 
 /// One prompt section.
@@ -59,7 +60,7 @@ pub(crate) fn code_only_names(visible: &[ToolDefinition]) -> Vec<&str> {
 
 impl ToolRegistry {
     /// The wire tools and prompt sections for `scope` (`None` = the global view). A native scope
-    /// gets its visible tools (but the code-only ones) and no section; the other modes get what their presentation (Code
+    /// gets its [shown](ToolRegistry::shown) tools (but the code-only ones) and no section; the other modes get what their presentation (Code
     /// Mode) adds, whose SDK text is cached per scope and rebuilt only when the scope's tools
     /// change.
     ///
@@ -70,11 +71,21 @@ impl ToolRegistry {
     /// ```
     pub fn prompt(&self, scope: Option<ScopeId>) -> Result<PromptSurface, PromptError> {
         let mode = self.effective_mode(scope);
-        let view::View {
-            visible,
-            known_names,
-            ..
-        } = view::view(&self.inner.read(), scope);
+        let (listing, mut known_names) = {
+            let state = self.inner.read();
+            let view::View {
+                visible,
+                known_names,
+                ..
+            } = view::view(&state, scope);
+            (deferral::split(&state, scope, visible), known_names)
+        };
+        // Deferred loading: the tools not found yet are left out, `tool_search` and the found
+        // ones follow the loaded tools.
+        if listing.defers() {
+            known_names.push(TOOL_SEARCH_NAME.to_owned());
+        }
+        let visible = listing.shown(|| self.tool_search());
         if mode == PresentationMode::Native {
             // A code-only tool is not the model's to call: neither listed nor orderable.
             let code_only: Vec<&str> = code_only_names(&visible);

@@ -221,6 +221,7 @@ fn dispose(registry: &ToolRegistry, id: ScopeId) {
     let Some(layer) = removed else {
         return;
     };
+    registry.inner.search_indexes.forget(id);
     if let Some(extension) = registry.extension() {
         extension.scope_disposed(id);
     }

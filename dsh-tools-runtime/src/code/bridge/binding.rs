@@ -5,7 +5,7 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, PoisonError};
 
 use dsh_tools::ToolDefinition;
-use dsh_tools::exec::{ToolExecution, ToolExecutionInput};
+use dsh_tools::exec::{ScopeId, ToolExecution, ToolExecutionInput};
 use dsh_tools::json::is_lossless;
 use serde_json::Value;
 use tokio::sync::oneshot;
@@ -17,20 +17,22 @@ use crate::code::runtime::{BindingFn, BindingNamespace, ErrorClass};
 use crate::code::transport::RUN_CODE_NAME;
 use crate::registry::ToolRegistry;
 
-/// The tools a run's program may call: every visible tool of the calling agent, except
+/// The tools a run's program may call: every visible tool of the calling agent (deferred ones
+/// included: they stay executable), except
 /// `run_code` (rule 4). A native-only tool keeps its binding (it is not in the SDK): calling it
 /// fails with the pipeline's refusal, which says why.
-pub(super) fn callable(registry: &ToolRegistry, exec: &ToolExecution) -> Vec<ToolDefinition> {
+pub(super) fn callable(registry: &ToolRegistry, agent: Option<ScopeId>) -> Vec<ToolDefinition> {
     registry
-        .visible(exec.agent)
+        .visible(agent)
         .into_iter()
         .filter(|def| def.name() != RUN_CODE_NAME)
         .collect()
 }
 
-/// One binding per callable tool.
+/// One binding per callable tool, and tool search's `$search` / `$describe` (`helpers`).
 pub(super) fn bindings(
     tools: &[ToolDefinition],
+    helpers: impl IntoIterator<Item = (String, BindingFn)>,
     exec: &ToolExecution,
     run: &Arc<Run>,
     run_cancel: &CancellationToken,
@@ -42,6 +44,7 @@ pub(super) fn bindings(
             let function = binding(name.clone(), exec, run, run_cancel);
             (name, function)
         })
+        .chain(helpers)
         .collect();
     BindingNamespace {
         global: "tools".into(),

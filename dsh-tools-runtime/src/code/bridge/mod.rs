@@ -19,6 +19,9 @@ use tokio_util::sync::CancellationToken;
 
 mod binding;
 mod commit;
+mod discovery;
+
+pub(crate) use discovery::{DESCRIBE, SEARCH};
 
 use crate::code::dispatch_log::{DispatchLog, DispatchLogFn};
 use crate::code::durable::{DurableRun, Ending};
@@ -97,7 +100,7 @@ pub(crate) async fn run_code(
     // What is certainly wrong fails the run before any tool runs or any sandbox starts. The
     // check reads TypeScript; runtimes of other languages check their programs themselves (the
     // Monty runtime's static check).
-    let tools = binding::callable(&registry, &exec);
+    let tools = binding::callable(&registry, exec.agent);
     let findings = if runtime.language() == super::flavour::TYPESCRIPT.language {
         crate::code::precheck::check(&program, &tools)
     } else {
@@ -205,7 +208,8 @@ pub(crate) async fn run_code(
         let _ = tokio::join!(scheduler, pump);
     });
 
-    let bindings = binding::bindings(&tools, &exec, &run, &run_cancel);
+    let helpers = discovery::bindings(&registry, exec.agent);
+    let bindings = binding::bindings(&tools, helpers, &exec, &run, &run_cancel);
     let clock = registry.open_run(exec.token, run.durable.clone(), grants);
     let mut request = CodeRunRequest::new(program, vec![bindings])
         .with_cancellation(program_stop)

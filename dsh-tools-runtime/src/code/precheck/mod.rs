@@ -22,6 +22,7 @@ use swc_ecma_ast::{
 use swc_ecma_parser::{Parser, StringInput, Syntax, TsSyntax};
 use swc_ecma_visit::{Visit, VisitWith};
 
+use super::bridge::{DESCRIBE, SEARCH};
 use super::strip::{SourceLimits, WRAPPER_LINES, WRAPPER_PREFIX, WRAPPER_SUFFIX};
 
 /// The namespace the checked calls go through.
@@ -169,6 +170,10 @@ impl Visit for Calls<'_> {
             },
             MemberProp::PrivateName(_) => return,
         };
+        // Tool search's helpers (`tools.$search`, `tools.$describe`) are no tools.
+        if [SEARCH, DESCRIBE].contains(&name.as_str()) {
+            return;
+        }
         let Some(def) = self.tools.iter().find(|def| def.name() == name) else {
             let mut message = format!("{NAMESPACE}.{name} is not a tool of this run");
             let names = self.tools.iter().map(ToolDefinition::name);

@@ -45,6 +45,7 @@ mod reference;
 mod refs;
 mod render;
 mod shape;
+mod signature;
 mod text;
 mod ts_type;
 mod wide;
@@ -54,6 +55,7 @@ pub use instructions::INSTRUCTIONS;
 #[doc(hidden)]
 pub use render::sdk_declarations_whole;
 pub use render::{SdkTool, render_tools_sdk, sdk_declarations, sdk_tool_from};
+pub(crate) use signature::signature;
 pub use ts_type::json_schema_to_ts;
 #[doc(hidden)]
 pub use ts_type::json_schema_to_ts_wide;

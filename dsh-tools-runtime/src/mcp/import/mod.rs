@@ -10,6 +10,7 @@ mod tool;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
+use dsh_tools::Loading;
 use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::IntoTransport;
 use rmcp::transport::StreamableHttpClientTransport;
@@ -59,6 +60,7 @@ pub struct McpImport {
     registry: ToolRegistry,
     scope: Option<Scope>,
     call_timeout: Duration,
+    loading: Loading,
 }
 
 impl McpImport {
@@ -71,7 +73,17 @@ impl McpImport {
             registry: registry.clone(),
             scope: None,
             call_timeout: Self::DEFAULT_CALL_TIMEOUT,
+            loading: Loading::Auto,
         }
+    }
+
+    /// How the server's tools are loaded: [`Loading::Deferred`] leaves the whole server out of
+    /// the wire list and the SDK until tool search finds its tools (they stay executable);
+    /// [`Loading::Pinned`] keeps them loaded whatever the registry's threshold. Default
+    /// [`Loading::Auto`].
+    pub fn loading(mut self, loading: Loading) -> Self {
+        self.loading = loading;
+        self
     }
 
     /// Registers the tools in `scope` instead (visible to that agent and its descendants).
@@ -214,6 +226,7 @@ impl McpImport {
             self.scope.as_ref().map(Scope::id),
             link,
             task_support,
+            self.loading,
         ));
         if let Err(error) = syncer.sync().await {
             syncer.close();

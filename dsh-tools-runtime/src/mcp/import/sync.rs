@@ -5,6 +5,7 @@ use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
+use dsh_tools::Loading;
 use dsh_tools::exec::ScopeId;
 use rmcp::model::PaginatedRequestParams;
 use rmcp::service::{Peer, RoleClient};
@@ -44,6 +45,8 @@ pub(crate) struct Syncer {
     peer: Peer<RoleClient>,
     link: Arc<CallLink>,
     task_support: TaskSupport,
+    /// How the imported tools are loaded (`McpImport::loading`).
+    loading: Loading,
     /// Serialises syncs (a sync awaits the server while holding it).
     lock: tokio::sync::Mutex<()>,
     current: Mutex<Generation>,
@@ -58,6 +61,7 @@ impl Syncer {
         target: Option<ScopeId>,
         link: CallLink,
         task_support: TaskSupport,
+        loading: Loading,
     ) -> Self {
         Self {
             peer: link.peer.clone(),
@@ -66,6 +70,7 @@ impl Syncer {
             registry,
             target,
             task_support,
+            loading,
             lock: tokio::sync::Mutex::new(()),
             current: Mutex::new(Generation::default()),
             closed: AtomicBool::new(false),
@@ -136,6 +141,10 @@ impl Syncer {
         }
         let mut registrations = Vec::with_capacity(definitions.len());
         for definition in definitions {
+            let definition = match self.loading {
+                Loading::Auto => definition,
+                loading => definition.with_loading(loading),
+            };
             match self.registry.register_in(self.target, definition) {
                 Ok(registration) => registrations.push(registration),
                 Err(source) => {
