@@ -100,6 +100,18 @@ async fn deferred_tools_leave_the_wire_list_and_stay_executable() {
     assert_eq!(result.value(), Some(&json!("send_email")));
     // Every visible tool is still there for the host.
     assert_eq!(registry.visible(None).len(), 5);
+    let rendered = registry
+        .schemas_in(
+            None,
+            dsh_tools_runtime::dialect::Dialect::Anthropic,
+            &DialectOptions::default(),
+        )
+        .unwrap();
+    let names: Vec<&str> = rendered
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["read_file", "write_file", TOOL_SEARCH_NAME]);
 }
 
 #[tokio::test]

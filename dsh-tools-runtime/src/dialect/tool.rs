@@ -222,7 +222,8 @@ fn check_name(name: &str, dialect: Dialect) -> Result<(), DialectError> {
 }
 
 impl ToolRegistry {
-    /// The tools of [`ToolRegistry::schemas`] (what `scope` sees, in visible order), rendered
+    /// The tools of [`ToolRegistry::schemas`] (what `scope`'s model is shown, in order: deferred
+    /// tools not found yet and code-only tools left out), rendered
     /// in `dialect`'s wire shape — what a host puts in the provider request's `tools` list.
     /// The first tool that cannot be rendered fails the whole list, naming the tool; use
     /// [`render_tool`] over [`ToolRegistry::visible`] for per-tool results and issues.
@@ -244,8 +245,9 @@ impl ToolRegistry {
         dialect: Dialect,
         options: &DialectOptions,
     ) -> Result<Vec<Value>, DialectError> {
-        self.visible(scope)
+        self.shown(scope)
             .iter()
+            .filter(|tool| tool.callers().model())
             .map(|tool| render_tool(tool, dialect, options).map(|r| r.wire))
             .collect()
     }
