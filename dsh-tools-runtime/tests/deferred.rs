@@ -438,3 +438,66 @@ async fn search_helpers_check_their_arguments() {
     assert!(errors[2].contains("limit must be an integer from 1 to 20"));
     assert!(errors[3].contains("expected a tool name"));
 }
+
+/// What deferral saves on the real corpus (`tests/fixtures/mcp-tools`, 353 tools of 26 MCP
+/// servers, registered as MCP imports are: raw parameters): the wire list with every tool
+/// deferred is `tool_search` alone, and after three searches it holds what they found.
+#[cfg(feature = "tokens")]
+#[tokio::test]
+async fn deferring_a_real_tool_set_shrinks_the_wire_list_to_what_is_found() {
+    use dsh_tools_runtime::code::cost::native_definition;
+    use dsh_tools_runtime::tokens::count;
+
+    const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/mcp-tools");
+    let registry = ToolRegistry::new();
+    let mut files: Vec<_> = std::fs::read_dir(CORPUS)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    for path in files {
+        let server = path
+            .file_stem()
+            .unwrap()
+            .to_string_lossy()
+            .replace('-', "_");
+        let entries: Vec<Value> =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        for entry in entries {
+            let def =
+                ToolDefinition::builder(format!("{server}__{}", entry["name"].as_str().unwrap()))
+                    .description(entry["description"].as_str().unwrap_or_default())
+                    .raw_parameters(entry["parameters"].clone())
+                    .execute(|_, _| async { Ok(Value::Null) })
+                    .build()
+                    .unwrap();
+            keep(&registry, def);
+        }
+    }
+    let wire_tokens = |registry: &ToolRegistry| -> usize {
+        registry
+            .prompt(None)
+            .unwrap()
+            .tools
+            .iter()
+            .map(|t| count(&native_definition(&t.name, &t.description, &t.parameters)))
+            .sum()
+    };
+    let all = wire_tokens(&registry);
+    registry.defer_beyond(Some(0));
+    let deferred = wire_tokens(&registry);
+    for query in [
+        "take a screenshot of the page",
+        "create a pull request",
+        "send a slack message",
+    ] {
+        let input = call_with(TOOL_SEARCH_NAME, json!({"query": query, "limit": 3}));
+        search(&registry, input).await;
+    }
+    let after = wire_tokens(&registry);
+    println!("wire tokens: all {all}, deferred {deferred}, after 3 searches of 3: {after}");
+    assert_eq!(registry.found(None).len(), 9);
+    assert!(deferred * 100 < all, "deferred {deferred} vs all {all}");
+    assert!(after < all / 10, "after {after} vs all {all}");
+}
