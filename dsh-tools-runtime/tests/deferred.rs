@@ -501,3 +501,36 @@ async fn deferring_a_real_tool_set_shrinks_the_wire_list_to_what_is_found() {
     assert!(deferred * 100 < all, "deferred {deferred} vs all {all}");
     assert!(after < all / 10, "after {after} vs all {all}");
 }
+
+/// A turn in which the provider ran its own tool search: its server-side blocks are not calls,
+/// and the deferred tool the model then calls runs here.
+#[tokio::test]
+async fn a_turn_after_the_provider_s_own_search_runs_the_deferred_tool() {
+    use dsh_tools_runtime::provider::{ProviderTurn, parse_calls};
+    let registry = workspace();
+    let anthropic = json!({"content": [
+        {"type": "server_tool_use", "id": "srvtoolu_1", "name": "tool_search_tool_bm25",
+         "input": {"query": "archive an issue"}},
+        {"type": "tool_search_tool_result", "tool_use_id": "srvtoolu_1",
+         "content": {"type": "tool_search_tool_search_result",
+                     "tool_references": [{"type": "tool_reference", "tool_name": "archive_issue"}]}},
+        {"type": "tool_use", "id": "toolu_1", "name": "archive_issue", "input": {"id": "7"}}
+    ]});
+    let calls = parse_calls(Provider::Anthropic, &anthropic).unwrap();
+    assert_eq!(calls.len(), 1);
+    assert_eq!(calls[0].name, "archive_issue");
+    let outcome = ProviderTurn::new(&registry, Provider::Anthropic)
+        .run_response(&anthropic)
+        .await
+        .unwrap();
+    assert_eq!(outcome.results[0].value(), Some(&json!("archive_issue")));
+
+    let responses = json!({"output": [
+        {"type": "tool_search_call", "id": "ts_1", "status": "completed"},
+        {"type": "tool_search_output", "id": "tso_1", "tools": []},
+        {"type": "function_call", "call_id": "call_1", "name": "send_email", "arguments": "{}"}
+    ]});
+    let calls = parse_calls(Provider::OpenAiResponses, &responses).unwrap();
+    assert_eq!(calls.len(), 1);
+    assert_eq!(calls[0].name, "send_email");
+}
