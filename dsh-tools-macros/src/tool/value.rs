@@ -98,15 +98,18 @@ pub(crate) fn tool_impl(sig: &ToolSig, krate: &TokenStream, ident: &Ident) -> To
             type Error = #krate::ToolError;
             const NAME: &'static str = NAME;
 
+            #[inline]
             fn description(&self) -> ::std::borrow::Cow<'static, str> {
                 ::std::borrow::Cow::Borrowed(#description)
             }
 
+            #[inline]
             fn options(&self) -> #krate::tool::ToolOptions {
                 <#krate::tool::ToolOptions as ::core::default::Default>::default()
                     #timeout #concurrency #annotations #limits
             }
 
+            #[inline]
             #[allow(clippy::unused_unit, reason = "generated: one shape for every signature")]
             fn call(
                 &self,
@@ -120,6 +123,7 @@ pub(crate) fn tool_impl(sig: &ToolSig, krate: &TokenStream, ident: &Ident) -> To
                 #run(#started)
             }
 
+            #[inline]
             fn into_definition(
                 self,
             ) -> ::core::result::Result<#krate::ToolDefinition, #krate::DefinitionError> {
