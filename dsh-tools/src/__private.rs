@@ -5,7 +5,6 @@ pub use serde;
 pub use serde_json;
 
 use std::future::Future;
-use std::sync::Arc;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -47,26 +46,6 @@ pub fn result_value<T: Serialize, E: std::fmt::Display>(
         Ok(value) => output_value(&value),
         Err(error) => Err(ToolError::msg(error)),
     }
-}
-
-/// The body of a free `#[tool]`'s definition: reads the arguments, runs the typed body
-/// (`finish(Tool::__start(..))`) and writes its output. Generic here, so the macro emits no
-/// async block.
-pub async fn run_free<A, O, F, Fut, W>(
-    args: Arc<Value>,
-    ctx: ToolRunContext,
-    read: fn(&Value) -> Result<A, ToolError>,
-    body: F,
-    write: W,
-) -> Result<Value, ToolError>
-where
-    F: FnOnce(A, ToolRunContext) -> Fut,
-    Fut: Future<Output = Result<O, ToolError>>,
-    W: FnOnce(O) -> Result<Value, ToolError>,
-{
-    let typed = read(&args)?;
-    let output = body(typed, ctx).await?;
-    write(output)
 }
 
 /// Awaits a started body that returns its output (or `()`).

@@ -155,8 +155,8 @@ fn out_type(output: &Output, krate: &TokenStream) -> TokenStream {
 
 /// How the body is invoked: `super::read_file` or `__this.grep`.
 pub(crate) enum Callee<'a> {
-    /// A free function: its companion module's `Tool::__start`.
-    Free,
+    /// A free function, called from its companion module.
+    Free(&'a Ident),
     /// A method, called on the `Arc<Self>` the closure holds.
     Method(&'a Ident),
 }
@@ -313,41 +313,18 @@ fn presenters(sig: &ToolSig, krate: &TokenStream) -> TokenStream {
 
 /// The body closure: read the arguments, fetch host state, call, convert the outcome.
 fn execute(sig: &ToolSig, krate: &TokenStream, callee: Callee<'_>) -> TokenStream {
-    let value_ty = quote!(#krate::__private::serde_json::Value);
-    let ident = match callee {
-        // A free tool's body is started by `Tool::__start` (synchronous) and awaited by the
-        // facade's generic helpers (shared with the `Tool` trait's `call`), so the macro emits
-        // no async block of its own.
-        Callee::Free => {
-            let p = quote!(#krate::__private);
-            let finish = super::value::run_helper(sig, krate);
-            let write = match &sig.output {
-                // Already the JSON value.
-                Output::Content { .. } => quote!(::core::result::Result::Ok),
-                Output::Unit | Output::Value(_) | Output::Result(_) => {
-                    quote!(move |__o| __value(&__o))
-                }
-            };
-            return quote! {
-                move |__args: ::std::sync::Arc<#value_ty>, __ctx: #krate::ToolRunContext| {
-                    let __value = __out.value;
-                    #p::run_free(
-                        __args,
-                        __ctx,
-                        __in.read,
-                        |__a, __ctx| #finish(Tool::__start(__a, __ctx)),
-                        #write,
-                    )
-                }
-            };
-        }
-        Callee::Method(ident) => ident,
-    };
     let (states, call_args) = call_parts(sig, krate);
-    let (capture, call) = (
-        quote!(let __this = ::std::sync::Arc::clone(&__this);),
-        quote!(__this.#ident(#(#call_args),*)),
-    );
+    // The body is an async block of the companion (or the set): a coroutine the crate's own
+    // code generation unit holds, so an edit to one tool regenerates that unit only. The
+    // `Tool` trait's `call` goes through the facade's generic `finish_*` helpers instead, which
+    // are only instantiated where a caller awaits them.
+    let (capture, call) = match callee {
+        Callee::Free(ident) => (quote!(), quote!(super::#ident(#(#call_args),*))),
+        Callee::Method(ident) => (
+            quote!(let __this = ::std::sync::Arc::clone(&__this);),
+            quote!(__this.#ident(#(#call_args),*)),
+        ),
+    };
     let p = quote!(#krate::__private);
     let finish = match &sig.output {
         Output::Result(_) => quote!(#p::result_with(#call.await, __out.value)),

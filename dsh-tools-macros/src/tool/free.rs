@@ -72,7 +72,7 @@ fn companion(sig: &ToolSig, function: &ItemFn, krate: &TokenStream) -> TokenStre
     let args_ident = format_ident!("Args");
     let args_struct = codegen::args_struct(sig, krate, &args_ident, &quote!());
     let assertions = codegen::assertions(sig, krate, true);
-    let builder = codegen::builder(sig, krate, &quote!(Args), Callee::Free);
+    let builder = codegen::builder(sig, krate, &quote!(Args), Callee::Free(ident));
     let tool = value::tool_impl(sig, krate, ident);
     let line = quote_spanned!(ident.span()=> ::core::line!());
     let cfgs = dummy::cfg_attrs(&function.attrs);

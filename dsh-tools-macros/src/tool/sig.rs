@@ -89,8 +89,6 @@ pub(crate) struct ToolSig {
     pub(crate) params: Vec<Param>,
     /// The output.
     pub(crate) output: Output,
-    /// The return type as written (`()` for none).
-    pub(crate) return_type: Type,
     /// The options.
     pub(crate) options: ToolOptions,
 }
@@ -153,10 +151,6 @@ pub(crate) fn analyse(
         description,
         params,
         output,
-        return_type: match &sig.output {
-            syn::ReturnType::Default => syn::parse_quote!(()),
-            syn::ReturnType::Type(_, ty) => (**ty).clone(),
-        },
         options,
     }
 }

@@ -1,12 +1,14 @@
 //! The tool as a value: a unit struct `Tool` in the companion module of a free `#[tool]`, with
 //! `impl dsh_tools::tool::Tool` (the trait route), so the macro is sugar for the trait.
 //!
-//! `Tool::__start` fetches host state and starts the function with typed arguments
-//! (synchronously: it returns the function's own future); the facade's generic `finish_*`
-//! helpers await it, for the trait's `call` and for `definition()`'s body alike, so a tool adds
-//! no async block of its own to compile (except one around a function that borrows the
-//! context). `into_definition` is the companion's `definition()`, which also carries what the
-//! trait has no words for (presenters, a concurrency classifier, `finalize_content`).
+//! `call` fetches host state and starts the function with typed arguments (synchronously: the
+//! function's own future), and hands it to one of the facade's generic `finish_*` helpers,
+//! which awaits it and converts its outcome: a tool adds no async block of its own for the
+//! trait (except one around a function that borrows the context), and the helper is
+//! instantiated only where something awaits the trait's `call`. `definition()`'s body is the
+//! companion's own async block, kept in the tool's module (see `codegen::execute`).
+//! `into_definition` is the companion's `definition()`, which also carries what the trait has
+//! no words for (presenters, a concurrency classifier, `finalize_content`).
 //!
 //! The impl is guarded by `for<'__g>` bounds on the arguments and output types, like the
 //! arguments struct's impls: when a type lacks a trait, the impl is simply absent and the
@@ -55,42 +57,33 @@ pub(crate) fn tool_impl(sig: &ToolSig, krate: &TokenStream, ident: &Ident) -> To
          whose `into_definition` is [`definition()`](definition).",
         sig.name
     );
-    let ret = &sig.return_type;
     // A function that borrows the context returns a future borrowing it: the context then
     // lives in an async block of its own.
     let borrows_context = sig
         .params
         .iter()
         .any(|p| matches!(p.kind, ParamKind::Context { by_ref: true }));
-    let started = if borrows_context {
+    let future = if borrows_context {
         quote!(async move { super::#ident(#(#call_args),*).await })
     } else {
         quote!(super::#ident(#(#call_args),*))
+    };
+    // Host state is fetched before the function starts (a missing one is the call's error); a
+    // tool without state starts it directly, so `call` has no closure or async block of its own.
+    let started = if states.is_empty() {
+        quote!(::core::result::Result::Ok(#future))
+    } else {
+        quote! {
+            (move || -> ::core::result::Result<_, #krate::ToolError> {
+                #(#states)*
+                ::core::result::Result::Ok(#future)
+            })()
+        }
     };
     quote! {
         #[doc = #doc]
         #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy)]
         pub struct Tool;
-
-        impl Tool {
-            /// Fetches host state and starts the function with typed arguments: its future, or
-            /// the missing state's error. Synchronous, so the macro emits no async block; the
-            /// facade's generic helpers await it.
-            #[doc(hidden)]
-            #[allow(clippy::unused_unit, reason = "generated: one shape for every signature")]
-            pub fn __start(
-                args: Args,
-                ctx: #krate::ToolRunContext,
-            ) -> ::core::result::Result<
-                impl ::core::future::Future<Output = #ret> + ::core::marker::Send,
-                #krate::ToolError,
-            > {
-                let __a = args;
-                let __ctx = ctx;
-                #(#states)*
-                ::core::result::Result::Ok(#started)
-            }
-        }
 
         #[automatically_derived]
         impl #krate::tool::Tool for Tool
@@ -105,15 +98,19 @@ pub(crate) fn tool_impl(sig: &ToolSig, krate: &TokenStream, ident: &Ident) -> To
             type Error = #krate::ToolError;
             const NAME: &'static str = NAME;
 
+            #[inline]
             fn description(&self) -> ::std::borrow::Cow<'static, str> {
                 ::std::borrow::Cow::Borrowed(#description)
             }
 
+            #[inline]
             fn options(&self) -> #krate::tool::ToolOptions {
                 <#krate::tool::ToolOptions as ::core::default::Default>::default()
                     #timeout #concurrency #annotations #limits
             }
 
+            #[inline]
+            #[allow(clippy::unused_unit, reason = "generated: one shape for every signature")]
             fn call(
                 &self,
                 args: Args,
@@ -121,9 +118,12 @@ pub(crate) fn tool_impl(sig: &ToolSig, krate: &TokenStream, ident: &Ident) -> To
             ) -> impl ::core::future::Future<
                 Output = ::core::result::Result<#out, #krate::ToolError>,
             > + ::core::marker::Send {
-                #run(Tool::__start(args, ctx))
+                let __a = args;
+                let __ctx = ctx;
+                #run(#started)
             }
 
+            #[inline]
             fn into_definition(
                 self,
             ) -> ::core::result::Result<#krate::ToolDefinition, #krate::DefinitionError> {
