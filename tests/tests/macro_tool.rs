@@ -423,9 +423,11 @@ fn every_tool_is_collected_sorted_by_name() {
         names,
         [
             "add",
+            "archive_issue",
             "crunch",
             "finish",
             "grep.search",
+            "on_call",
             "ping",
             "read_file",
             "show",
