@@ -24,13 +24,13 @@ fn the_example_tools_sdk_declares_every_tool_in_order() {
         assert!(text.contains(fragment), "missing {fragment:?}");
     }
     let order: Vec<usize> = [
-        "  bash: {",
-        "  edit_file: {",
-        "  glob: {",
-        "  grep: {",
-        "  list_dir: {",
-        "  read_file: {",
-        "  write_file: {",
+        "\nbash: {",
+        "\nedit_file: {",
+        "\nglob: {",
+        "\ngrep: {",
+        "\nlist_dir: {",
+        "\nread_file: {",
+        "\nwrite_file: {",
     ]
     .iter()
     .map(|member| text.find(member).unwrap_or_else(|| panic!("no {member}")))

@@ -6,7 +6,7 @@
 use dsh_tools::ToolDefinition;
 use dsh_tools_runtime::code::sdk::{
     INSTRUCTIONS, SdkTool, json_schema_to_ts, json_schema_to_ts_wide, render_tools_sdk,
-    sdk_declarations, sdk_tool_from,
+    sdk_declarations, sdk_declarations_whole, sdk_tool_from,
 };
 use serde_json::{Value, json};
 
@@ -725,10 +725,11 @@ fn exponential_ref_fan_out_stops_at_the_budget() {
 
 // ------------------------------------------------------------------------------- "The SDK"
 
-const EMPTY_DECLARATIONS: &str = "type JsonValue = null | boolean | number | string | JsonValue[] | {\n  [key: string]: JsonValue;\n};\n\n\
+const EMPTY_DECLARATIONS: &str = "type JsonValue = null | boolean | number | string | JsonValue[] | JsonObject;\n\n\
+type JsonObject = {\n[key: string]: JsonValue;\n};\n\n\
 interface ToolArgsMap {}\n\ninterface ToolOutputMap {}\n\ntype ToolName = keyof ToolArgsMap;\n\n\
-declare class ToolCallError extends Error {\n  readonly name: \"ToolCallError\";\n  readonly toolName: ToolName;\n}\n\n\
-declare const tools: {\n  [K in ToolName]: (args: ToolArgsMap[K]) => Promise<K extends keyof ToolOutputMap ? ToolOutputMap[K] : JsonValue>;\n};";
+declare class ToolCallError extends Error {\nreadonly name: \"ToolCallError\";\nreadonly toolName: ToolName;\n}\n\n\
+declare const tools: {\n[K in ToolName]: (args: ToolArgsMap[K]) => Promise<K extends keyof ToolOutputMap ? ToolOutputMap[K] : JsonValue>;\n};";
 
 #[test]
 fn empty_tool_set() {
@@ -768,8 +769,8 @@ fn one_tool_exactly() {
         json!({"type": "object", "properties": {"path": {"type": "string", "description": "The path."}, "limit": {"oneOf": [{"type": "integer", "minimum": 0}, {"type": "null"}]}}, "required": ["path"]}),
         json!({"type": "object", "properties": {"lines": {"type": "array", "items": {"type": "string"}}}, "required": ["lines"], "additionalProperties": false}),
     );
-    let expected = "interface ToolArgsMap {\n  /** Read a file. *\\/ */\n  read_file: {\n    /** The path. */\n    path: string;\n    /** @minimum 0 */\n    limit?: number | null;\n  } & Record<string, JsonValue>;\n}\n\n\
-interface ToolOutputMap {\n  read_file: {\n    lines: string[];\n  };\n}";
+    let expected = "interface ToolArgsMap {\n// Read a file. */\nread_file: {\n// The path.\npath: string;\n// @minimum 0\nlimit?: number | null;\n} & JsonObject;\n}\n\n\
+interface ToolOutputMap {\nread_file: {\nlines: string[];\n};\n}";
     assert!(sdk_declarations(&[read]).contains(expected));
 }
 
@@ -785,7 +786,7 @@ fn tools_sort_by_utf16_code_units_and_keep_input_order_for_equal_names() {
         [sdk.find("interface ToolArgsMap").unwrap()..sdk.find("interface ToolOutputMap").unwrap()];
     assert_eq!(
         args,
-        "interface ToolArgsMap {\n  B: JsonValue;\n  a: JsonValue;\n  b: JsonValue;\n  \"\u{1f600}\": JsonValue;\n  \"ｚ\": JsonValue;\n}\n\n"
+        "interface ToolArgsMap {\nB: JsonValue;\na: JsonValue;\nb: JsonValue;\n\"\u{1f600}\": JsonValue;\n\"ｚ\": JsonValue;\n}\n\n"
     );
     let twins = [
         tool("dup", "first", json!({}), json!({})),
@@ -845,21 +846,19 @@ fn exotic_names_are_quoted_and_descriptions_escaped() {
     ];
     let sdk = sdk_declarations(&tools);
     for line in [
-        "  /**  */\n  \"my-mcp.tool\": JsonValue;",
-        "  \"ünïcödé\": JsonValue;",
-        "  /** end *\\/ and /* start */\n  \"new\\nline\": JsonValue;",
-        "  /** Reserved words\u{85}stay bare. */\n  class: JsonValue;",
+        // A whitespace-only description gives no doc line.
+        "class: JsonValue;\n\"my-mcp.tool\": JsonValue;",
+        "\n\"ünïcödé\": JsonValue;",
+        "\n// end */ and /* start\n\"new\\nline\": JsonValue;",
+        "\n// Reserved words\u{85}stay bare.\nclass: JsonValue;",
     ] {
         assert!(sdk.contains(line), "{line}\n---\n{sdk}");
     }
-    // A description never ends its comment early: every comment closes exactly once, at its end.
-    for line in sdk.lines().filter(|l| l.contains("/**")) {
-        assert!(
-            line.trim_start().starts_with("/** ") && line.ends_with(" */"),
-            "{line}"
-        );
-        assert_eq!(line.matches("*/").count(), 1, "{line}");
+    // A description is one line comment: it can never end early or swallow the next line.
+    for tool in &tools {
+        assert!(!tool.name.contains("//") && !sdk.contains("//  "));
     }
+    assert!(!sdk.contains("/*\n") && !sdk.contains("/**"), "{sdk}");
 }
 
 #[test]
@@ -877,11 +876,11 @@ fn sdk_types_degrade_per_node_and_type_outputs() {
     )];
     let sdk = sdk_declarations(&tools);
     assert!(sdk.contains(
-        "  fetch: {\n    /** @format uri */\n    url: string;\n    /** @exclusiveMinimum 0 */\n    max_length?: number;\n    raw?: boolean;\n    headers?: Record<string, string>;\n  };"
+        "\nfetch: {\n// @format uri\nurl: string;\n// @exclusiveMinimum 0\nmax_length?: number;\nraw?: boolean;\nheaders?: Record<string, string>;\n};"
     ), "{sdk}");
-    assert!(sdk.contains(
-        "interface ToolOutputMap {\n  fetch: {\n    status: number;\n    body: string;\n  };\n}"
-    ));
+    assert!(
+        sdk.contains("interface ToolOutputMap {\nfetch: {\nstatus: number;\nbody: string;\n};\n}")
+    );
 }
 
 #[test]
@@ -905,17 +904,17 @@ fn recursive_schemas_become_named_aliases_in_the_sdk() {
         ),
         tool("loop", "", direct, json!({})),
     ]);
-    assert!(sdk.contains("  tree: {\n    root: $Node2;\n  };"), "{sdk}");
-    assert!(sdk.contains("  list: $Node;"), "{sdk}");
+    assert!(sdk.contains("\ntree: {\nroot: $Node2;\n};"), "{sdk}");
+    assert!(sdk.contains("\nlist: $Node;"), "{sdk}");
     assert!(sdk.contains("type $Node = string | $Node[];"), "{sdk}");
     assert!(
-        sdk.contains("type $Node2 = {\n  name: string;\n  children?: $Node2[];\n};"),
+        sdk.contains("type $Node2 = {\nname: string;\nchildren?: $Node2[];\n};"),
         "{sdk}"
     );
-    assert!(sdk.contains("  list: $Root;"), "{sdk}");
-    assert!(sdk.contains("type $Root = {\n  next?: $Root;\n};"), "{sdk}");
+    assert!(sdk.contains("\nlist: $Root;"), "{sdk}");
+    assert!(sdk.contains("type $Root = {\nnext?: $Root;\n};"), "{sdk}");
     // `Loop = string | Loop` would be a circular alias for TypeScript: inlined, recurring as unknown.
-    assert!(sdk.contains("  loop: string | unknown;"), "{sdk}");
+    assert!(sdk.contains("\nloop: string | unknown;"), "{sdk}");
 }
 
 #[test]
@@ -933,5 +932,79 @@ fn sdk_tool_from_a_definition() {
     assert_eq!(&tool.parameters, def.parameters());
     assert_eq!(&tool.output, def.output_schema());
     let sdk = render_tools_sdk(&[tool]);
-    assert!(sdk.contains("interface ToolOutputMap {\n  echo: {\n    text: string;\n  };\n}"));
+    assert!(sdk.contains("interface ToolOutputMap {\necho: {\ntext: string;\n};\n}"));
+}
+
+#[test]
+fn a_member_typed_like_an_earlier_one_refers_to_it() {
+    let job = json!({"type": "object", "properties": {
+        "id": {"type": "string", "description": "Import job identifier"},
+        "progress": {"type": "number", "description": "Between 0 and 1"}
+    }, "required": ["id"]});
+    let args = json!({"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"], "additionalProperties": false});
+    let tools = [
+        tool(
+            "import_tmx",
+            "Import a TMX file.",
+            args.clone(),
+            job.clone(),
+        ),
+        tool(
+            "check_import",
+            "Check an import.",
+            args.clone(),
+            job.clone(),
+        ),
+        // Equal names never refer to themselves.
+        tool("twin", "", job.clone(), json!({})),
+        tool("twin", "", job.clone(), json!({})),
+    ];
+    let sdk = sdk_declarations(&tools);
+    let outputs = &sdk[sdk.find("interface ToolOutputMap").unwrap()..];
+    assert!(
+        outputs.starts_with(
+            "interface ToolOutputMap {\ncheck_import: {\n// Import job identifier\nid: string;\n"
+        ),
+        "{outputs}"
+    );
+    assert!(
+        outputs.contains("\nimport_tmx: ToolOutputMap[\"check_import\"];\n}"),
+        "{outputs}"
+    );
+    // A type shorter than the reference is written out.
+    assert!(
+        sdk.contains("// Check an import.\ncheck_import: {\nid: string;\n};\n// Import a TMX file.\nimport_tmx: {\nid: string;\n};"),
+        "{sdk}"
+    );
+    assert_eq!(
+        sdk.matches("\ntwin: {\n// Import job identifier").count(),
+        2,
+        "{sdk}"
+    );
+    assert_eq!(sdk, sdk_declarations_whole(&tools));
+}
+
+#[test]
+fn array_items_are_parenthesised_only_around_unions_and_intersections() {
+    let tools = [tool(
+        "shapes",
+        "",
+        json!({"type": "object", "properties": {
+            "closed": {"type": "array", "items": {"type": "object", "properties": {"k": {"enum": ["a", "b"]}}, "additionalProperties": false}},
+            "open": {"type": "array", "items": {"type": "object", "properties": {"k": {"type": "string"}}}},
+            "either": {"type": "array", "items": {"type": ["string", "null"]}},
+            "loops": {"type": "array", "items": {"$ref": "#/$defs/Loop"}}
+        }, "additionalProperties": false, "$defs": {"Loop": {"anyOf": [{"type": "string"}, {"$ref": "#/$defs/Loop"}]}}}),
+        json!({}),
+    )];
+    let sdk = sdk_declarations(&tools);
+    for line in [
+        "closed?: {\nk?: \"a\" | \"b\";\n}[];",
+        "open?: ({\nk?: string;\n} & JsonObject)[];",
+        "either?: (string | null)[];",
+        // An inline recursive alias prints its union in place: parenthesised like one.
+        "loops?: (string | unknown)[];",
+    ] {
+        assert!(sdk.contains(line), "{line}\n---\n{sdk}");
+    }
 }

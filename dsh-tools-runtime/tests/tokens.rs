@@ -20,24 +20,26 @@ use serde_json::{Value, json};
 const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/mcp-tools");
 
 /// Upper bounds of the measured figures (BENCHMARKS.md, "Tokens"): the SDK may only get cheaper.
-/// The goals of issue 14 are 0.55 overall and 0.7 per server of 10+ tools; not met yet.
-const OVERALL_RATIO: f64 = 0.768;
-const PREAMBLE_TOKENS: usize = 626;
+/// The goals of issue 14 are 0.55 overall and 0.7 per server of 10+ tools; the servers above
+/// 0.7 spend most of it on descriptions (desktop-commander's alone cost 0.67× its native form)
+/// or on output types the native form does not carry (firecrawl, lara).
+const OVERALL_RATIO: f64 = 0.646;
+const PREAMBLE_TOKENS: usize = 613;
 /// Per server of 10+ tools: `(sdk - preamble) / native`.
 const SERVER_RATIOS: &[(&str, f64)] = &[
-    ("airtable-mcp-server", 0.876),
-    ("desktop-commander", 0.746),
-    ("firecrawl-mcp", 1.297),
-    ("hubspot-mcp-server", 0.773),
-    ("lara-mcp", 1.327),
-    ("mcp-server-kubernetes", 0.821),
-    ("mcp-server-linear", 0.762),
-    ("notion-mcp-server", 0.222),
-    ("playwright-mcp", 0.690),
-    ("playwright-mcp-server", 0.796),
-    ("server-everything", 0.678),
-    ("server-filesystem", 0.776),
-    ("server-github", 0.608),
+    ("airtable-mcp-server", 0.690),
+    ("desktop-commander", 0.726),
+    ("firecrawl-mcp", 1.081),
+    ("hubspot-mcp-server", 0.715),
+    ("lara-mcp", 0.908),
+    ("mcp-server-kubernetes", 0.691),
+    ("mcp-server-linear", 0.581),
+    ("notion-mcp-server", 0.182),
+    ("playwright-mcp", 0.598),
+    ("playwright-mcp-server", 0.635),
+    ("server-everything", 0.547),
+    ("server-filesystem", 0.665),
+    ("server-github", 0.465),
 ];
 
 /// The corpus, by server (the file stem).

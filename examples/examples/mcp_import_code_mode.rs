@@ -97,9 +97,9 @@ async fn main() {
     let declaration: Vec<&str> = sdk
         .text
         .lines()
-        .skip_while(|l| !l.starts_with("  mcp__fs__read_text_file: {"))
-        .take_while(|l| !l.starts_with("  mcp__fs__search_files"))
-        .filter(|l| !l.trim_start().starts_with("/**"))
+        .skip_while(|l| !l.starts_with("mcp__fs__read_text_file: {"))
+        .take_while(|l| !l.starts_with("mcp__fs__search_files"))
+        .filter(|l| !l.starts_with("//"))
         .collect();
     println!("sdk:\n{}", declaration.join("\n"));
 

@@ -240,7 +240,7 @@ fn mcp_import_code_mode_runs_a_program_against_the_filesystem_server() {
     let out = run_example_with("mcp_import_code_mode", &[&node, script.to_str().unwrap()]);
     assert!(out.contains("mcp__fs__read_text_file"), "{out}");
     assert!(
-        out.contains("sdk:\n  mcp__fs__read_text_file: {\n    path: string;"),
+        out.contains("sdk:\nmcp__fs__read_text_file: {\npath: string;"),
         "{out}"
     );
     assert!(out.contains("outside the root: "), "{out}");

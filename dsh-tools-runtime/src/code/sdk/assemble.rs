@@ -13,16 +13,18 @@
 //! together take more than [`PRINT_BUDGET`] nodes, the whole-set print cuts types to `unknown`
 //! somewhere, and assembly declines (`None`) so the caller prints the whole set instead.
 
-use std::collections::HashSet;
+use std::borrow::Cow;
+use std::collections::hash_map::Entry;
+use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
 use swc_common::comments::SingleThreadedComments;
 
 use super::INSTRUCTIONS;
 use super::ast::unique_name;
-use super::fragment::{AliasPiece, Fragment, Piece};
+use super::fixed::{head_items, tail_items};
+use super::fragment::{AliasPiece, Fragment, MemberPiece, Piece};
 use super::print::print_items;
-use super::render::{head_items, tail_items};
 use super::text::PRINT_BUDGET;
 use crate::code::fence::fence_for;
 
@@ -41,8 +43,11 @@ pub(crate) fn assemble(fragments: &[&Fragment], section: bool) -> Option<String>
     let (head, tail) = fixed();
     let mut len = head.len() + tail.len() + 96;
     for fragment in fragments {
-        len += fragment.args.text.len() + 1;
-        len += fragment.output.as_ref().map_or(0, |p| p.text.len() + 1);
+        len += fragment.args.piece.text.len() + 1;
+        len += fragment
+            .output
+            .as_ref()
+            .map_or(0, |p| p.piece.text.len() + 1);
         len += fragment
             .aliases
             .iter()
@@ -70,13 +75,15 @@ pub(crate) fn assemble(fragments: &[&Fragment], section: bool) -> Option<String>
     out.push_str(head);
     out.push_str("\n\n");
     let args = fragments.iter().enumerate().map(|(i, f)| (i, &f.args));
-    push_interface(&mut out, "ToolArgsMap", args, &names);
+    let args = resolved(fragments, args, &names);
+    push_interface(&mut out, "ToolArgsMap", &args);
     out.push_str("\n\n");
     let outputs = fragments
         .iter()
         .enumerate()
         .filter_map(|(i, f)| Some((i, f.output.as_ref()?)));
-    push_interface(&mut out, "ToolOutputMap", outputs, &names);
+    let outputs = resolved(fragments, outputs, &names);
+    push_interface(&mut out, "ToolOutputMap", &outputs);
     out.push_str("\n\n");
     out.push_str(tail);
     for &(fragment, alias) in &names.order {
@@ -105,23 +112,74 @@ fn fixed() -> (&'static str, &'static str) {
     (head, tail)
 }
 
-/// `interface <name> {…}` with one member a line (`{}` when there is none).
-fn push_interface<'a>(
-    out: &mut String,
-    name: &str,
-    members: impl Iterator<Item = (usize, &'a Piece)>,
+/// A member of `ToolArgsMap` or `ToolOutputMap` with its alias names written in.
+pub(crate) struct MemberText<'a> {
+    /// The tool's name as a JSON string.
+    pub(crate) quoted: &'a str,
+    /// The doc line (if any), key and type, ending with `;`.
+    pub(crate) text: Cow<'a, str>,
+    /// Where the type starts in `text`.
+    pub(crate) type_at: usize,
+}
+
+/// The members `(fragment, member)` with their placeholders replaced by alias names.
+fn resolved<'a>(
+    fragments: &[&'a Fragment],
+    members: impl Iterator<Item = (usize, &'a MemberPiece)>,
     names: &AliasNames,
-) {
+) -> Vec<MemberText<'a>> {
+    members
+        .map(|(fragment, member)| {
+            let piece = &member.piece;
+            let text = if piece.marks.is_empty() {
+                Cow::Borrowed(piece.text.as_str())
+            } else {
+                let mut text = String::with_capacity(piece.text.len() + 16 * piece.marks.len());
+                push_piece(&mut text, piece, fragment, names);
+                Cow::Owned(text)
+            };
+            MemberText {
+                quoted: &fragments[fragment].quoted,
+                text,
+                type_at: member.type_at,
+            }
+        })
+        .collect()
+}
+
+/// `interface <map> {…}` with one member a line (`{}` when there is none). A member whose type
+/// is printed exactly like an earlier member's, and longer than a reference to it, refers to
+/// the first such member instead (`b: ToolOutputMap["a"];`, its own doc line kept).
+pub(crate) fn push_interface(out: &mut String, map: &str, members: &[MemberText<'_>]) {
     out.push_str("interface ");
-    out.push_str(name);
+    out.push_str(map);
     out.push_str(" {");
-    let mut any = false;
-    for (fragment, piece) in members {
-        any = true;
+    let mut first: HashMap<&str, &str> = HashMap::new();
+    for member in members {
         out.push('\n');
-        push_piece(out, piece, fragment, names);
+        let text = member.text.as_ref();
+        let ty = text
+            .get(member.type_at..text.len().saturating_sub(1))
+            .unwrap_or_default();
+        match first.entry(ty) {
+            // Never a reference to itself (two tools may share a name).
+            Entry::Occupied(seen)
+                if *seen.get() != member.quoted && ty.len() > map.len() + seen.get().len() + 2 =>
+            {
+                out.push_str(text.get(..member.type_at).unwrap_or_default());
+                out.push_str(map);
+                out.push('[');
+                out.push_str(seen.get());
+                out.push_str("];");
+            }
+            Entry::Occupied(_) => out.push_str(text),
+            Entry::Vacant(slot) => {
+                slot.insert(member.quoted);
+                out.push_str(text);
+            }
+        }
     }
-    out.push_str(if any { "\n}" } else { "}" });
+    out.push_str(if members.is_empty() { "}" } else { "\n}" });
 }
 
 /// `piece` of fragment `fragment`, with its placeholders replaced by their names.

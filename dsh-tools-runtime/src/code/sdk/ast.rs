@@ -68,8 +68,10 @@ pub(crate) struct AstBuilder<'c> {
     names: HashMap<u32, String>,
     used: HashSet<String>,
     budget: usize,
-    /// `JsonValue` and `Record`, made once (swc interns identifier text on every creation).
+    /// `JsonValue`, `JsonObject` and `Record`, made once (swc interns identifier text on every
+    /// creation).
     json_value: Box<TsType>,
+    json_object: Box<TsType>,
     record: Ident,
 }
 
@@ -87,6 +89,7 @@ impl<'c> AstBuilder<'c> {
             used: HashSet::new(),
             budget: PRINT_BUDGET,
             json_value: type_ref("JsonValue", None),
+            json_object: type_ref("JsonObject", None),
             record: ident("Record"),
         }
     }
@@ -105,22 +108,30 @@ impl<'c> AstBuilder<'c> {
         (self.budget > 0).then_some(PRINT_BUDGET - self.budget)
     }
 
-    /// A fresh span whose start carries `doc` as a `/** … */` leading comment.
+    /// A fresh span whose start carries `doc` as a `// …` leading comment (a line of its own;
+    /// `doc` is one line already, a stray line terminator would become a space); no comment
+    /// (`DUMMY_SP`) for an empty `doc`.
     pub(crate) fn doc_span(&mut self, doc: &str) -> Span {
+        if doc.is_empty() {
+            return DUMMY_SP;
+        }
         let pos = BytePos(self.next_pos);
         self.next_pos = self.next_pos.saturating_add(2);
+        let mut text = String::with_capacity(doc.len() + 1);
+        text.push(' ');
+        text.extend(doc.chars().map(|c| {
+            if matches!(c, '\n' | '\r' | '\u{2028}' | '\u{2029}') {
+                ' '
+            } else {
+                c
+            }
+        }));
         self.comments.add_leading(
             pos,
             Comment {
-                kind: CommentKind::Block,
+                kind: CommentKind::Line,
                 span: DUMMY_SP,
-                text: {
-                    let mut text = String::with_capacity(doc.len() + 3);
-                    text.push_str("* ");
-                    text.push_str(doc);
-                    text.push(' ');
-                    text.into()
-                },
+                text: text.into(),
             },
         );
         Span::new(pos, pos)
@@ -190,7 +201,7 @@ impl<'c> AstBuilder<'c> {
                 let types = members
                     .into_iter()
                     .map(|m| {
-                        let paren = matches!(types.get(m), Ty::Union(_)) && !is_alias(types, m);
+                        let paren = matches!(printed_node(types, m), Ty::Union(_));
                         paren_if(paren, self.build(types, m, depth))
                     })
                     .collect();
@@ -232,6 +243,10 @@ impl<'c> AstBuilder<'c> {
                     })
                     .collect(),
             }),
+            // `Record<string, JsonValue>` has a name of its own in the SDK.
+            Ty::Record(value) if matches!(types.get(*value), Ty::JsonValue) => {
+                return self.json_object.clone();
+            }
             Ty::Record(value) => TsType::TsTypeRef(TsTypeRef {
                 span: DUMMY_SP,
                 type_name: TsEntityName::Ident(self.record.clone()),
@@ -318,14 +333,28 @@ pub(crate) fn unique_name(used: &mut HashSet<String>, base: &str) -> String {
     name
 }
 
-fn is_alias(types: &Types<'_>, id: TyId) -> bool {
-    matches!(types.get(id), Ty::Alias(_))
+/// The node printed for `id`: an inline-only recursive alias prints its body in place (up to a
+/// few hops; a named alias prints its name).
+fn printed_node<'t, 's>(types: &'t Types<'s>, id: TyId) -> &'t Ty<'s> {
+    let mut node = types.get(id);
+    for _ in 0..8 {
+        match node {
+            Ty::Alias(index) => match types.alias(*index) {
+                Some(alias) if alias.inline => node = types.get(alias.body),
+                _ => break,
+            },
+            _ => break,
+        }
+    }
+    node
 }
 
-/// Whether an array item or optional tuple element is parenthesised: when its text contains `|`
-/// or `&` (the reference rule), except for alias names.
+/// Whether an array item or optional tuple element is parenthesised: when it prints as a union
+/// or an intersection (the reference's rule is textual — any `|` or `&` in the item's text, an
+/// object's members and string literals included — and costs the SDK parentheses that change
+/// nothing).
 fn needs_paren(types: &Types<'_>, id: TyId) -> bool {
-    types.bar_amp(id) && !is_alias(types, id)
+    matches!(printed_node(types, id), Ty::Union(_) | Ty::Inter(_))
 }
 
 /// The members of the union/intersection `id`, with nested ones of the same kind spliced in.

@@ -1,6 +1,8 @@
 //! JSDoc text: descriptions (`docs/CONTRACTS.md`, "The SDK") and, beyond the reference subset, the
 //! validation keywords of wide schemas as JSDoc tags (`@format uri`, `@minimum 0`).
 
+use std::borrow::Cow;
+
 use dsh_tools::json::{collapse_js_whitespace, js_number_of};
 use serde_json::{Map, Value};
 
@@ -28,20 +30,22 @@ const TAG_KEYWORDS: &[&str] = &[
     "deprecated",
 ];
 
-/// The text of a doc comment for `description`: JS whitespace runs collapsed to one space,
-/// trimmed, every `*/` replaced by `*\/` (so the text can never close the comment).
+/// The text of a doc comment for `description`: JS whitespace runs collapsed to one space (line
+/// terminators included, so the text is one line), trimmed.
 ///
-/// A whitespace-only description gives the empty text (printed `/**  */`, as the reference does).
+/// A whitespace-only description gives the empty text (printed `/**  */` by the text printer, as
+/// the reference does).
 pub(crate) fn doc_text(description: &str) -> String {
-    escape_comment_end(collapse_js_whitespace(description))
+    collapse_js_whitespace(description)
 }
 
-/// Replaces every `*/` by `*\/`.
-pub(crate) fn escape_comment_end(text: String) -> String {
+/// `text` with every `*/` replaced by `*\/`, so it can never close a block comment (the text
+/// printer's `/** … */`; the SDK's `//` line comments need no escape).
+pub(crate) fn escape_comment_end(text: &str) -> Cow<'_, str> {
     if text.as_bytes().windows(2).any(|w| w == b"*/") {
-        text.replace("*/", "*\\/")
+        Cow::Owned(text.replace("*/", "*\\/"))
     } else {
-        text
+        Cow::Borrowed(text)
     }
 }
 
@@ -72,7 +76,7 @@ pub(crate) fn member_doc(schema: &Value, root: &Value) -> Option<String> {
         text.push(' ');
     }
     text.push_str(&tags);
-    Some(escape_comment_end(text))
+    Some(text)
 }
 
 /// What a member doc reads from one schema node, found in one pass over its keys.
@@ -197,10 +201,12 @@ mod tests {
     #[test]
     fn descriptions_collapse_and_escape() {
         assert_eq!(
-            doc_text(" a\u{a0}\u{feff}b */ c\u{85} "),
-            "a b *\\/ c\u{85}"
+            doc_text(" a\u{a0}\u{feff}b */ c\u{85}\u{2028}d "),
+            "a b */ c\u{85} d"
         );
         assert_eq!(doc_text(" \n "), "");
+        assert_eq!(escape_comment_end("a */ b */"), "a *\\/ b *\\/");
+        assert!(matches!(escape_comment_end("a * / b"), Cow::Borrowed(_)));
     }
 
     #[test]
@@ -217,7 +223,7 @@ mod tests {
         assert_eq!(member_doc(&json!({"type": "string"}), &root), None);
         assert_eq!(
             member_doc(&json!({"pattern": "^a.*/$"}), &root).as_deref(),
-            Some("@pattern ^a.*\\/$")
+            Some("@pattern ^a.*/$")
         );
     }
 

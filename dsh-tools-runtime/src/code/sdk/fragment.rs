@@ -7,13 +7,14 @@
 //! fragment depends on nothing but its tool: built once, it serves every tool set holding the
 //! tool, in any scope.
 
+use dsh_tools::json::json_quote;
 use swc_common::SourceMap;
 use swc_common::comments::SingleThreadedComments;
 use swc_common::sync::Lrc;
 use swc_ecma_ast::{ModuleItem, TsTypeElement};
 
 use super::ast::AstBuilder;
-use super::ir::Types;
+use super::ir::{Types, is_bare_key};
 use super::print::{Mark, print_item};
 use super::render::{ToolView, alias, interface, members};
 use crate::code::fence::longest_backtick_run;
@@ -24,6 +25,15 @@ pub(crate) struct Piece {
     pub(crate) text: String,
     /// In text order.
     pub(crate) marks: Vec<Mark>,
+}
+
+/// A member of `ToolArgsMap` or `ToolOutputMap`, printed: its doc line (if any), key and type,
+/// ending with `;`.
+#[derive(Debug, Clone)]
+pub(crate) struct MemberPiece {
+    pub(crate) piece: Piece,
+    /// Where the type starts (after the key's `: `); no placeholder stands before it.
+    pub(crate) type_at: usize,
 }
 
 /// An alias a tool's types need, declared after the SDK's other declarations.
@@ -42,10 +52,13 @@ pub(crate) struct AliasPiece {
 /// See the module documentation.
 #[derive(Debug, Clone)]
 pub(crate) struct Fragment {
-    /// The `ToolArgsMap` member, indented one level, without a line break at either end.
-    pub(crate) args: Piece,
+    /// The tool's name as a JSON string (how a later member with the same type refers to it:
+    /// `ToolArgsMap["name"]`).
+    pub(crate) quoted: String,
+    /// The `ToolArgsMap` member, without a line break at either end.
+    pub(crate) args: MemberPiece,
     /// The `ToolOutputMap` member, in the same form.
-    pub(crate) output: Option<Piece>,
+    pub(crate) output: Option<MemberPiece>,
     /// Placeholder `#<i>` stands for the name of `aliases[i]` (in creation order, so by
     /// generation).
     pub(crate) aliases: Vec<AliasPiece>,
@@ -67,8 +80,8 @@ impl Fragment {
             decls.push(alias(&name, ty));
         }
         let cm: Lrc<SourceMap> = Lrc::default();
-        let args = member(&cm, args, &comments);
-        let output = output.map(|output| member(&cm, output, &comments));
+        let args = print_member(&cm, args, tool.name, &comments);
+        let output = output.map(|output| print_member(&cm, output, tool.name, &comments));
         let aliases: Vec<AliasPiece> = builder
             .deferred
             .iter()
@@ -82,13 +95,14 @@ impl Fragment {
                 }
             })
             .collect();
-        let backticks = std::iter::once(&args)
-            .chain(&output)
+        let backticks = std::iter::once(&args.piece)
+            .chain(output.as_ref().map(|o| &o.piece))
             .chain(aliases.iter().map(|a| &a.decl))
             .map(|piece| longest_backtick_run(&piece.text))
             .max()
             .unwrap_or(0);
         Fragment {
+            quoted: json_quote(tool.name),
             args,
             output,
             aliases,
@@ -98,8 +112,13 @@ impl Fragment {
     }
 }
 
-/// The text of `member` as a member of an interface.
-fn member(cm: &Lrc<SourceMap>, member: TsTypeElement, comments: &SingleThreadedComments) -> Piece {
+/// The text of `member`, the map member of tool `name`, as a member of an interface.
+pub(crate) fn print_member(
+    cm: &Lrc<SourceMap>,
+    member: TsTypeElement,
+    name: &str,
+    comments: &SingleThreadedComments,
+) -> MemberPiece {
     const OPEN: &str = "interface I {\n";
     let (mut text, mut marks) = print_item(cm, &interface("I", vec![member]), comments);
     debug_assert!(text.starts_with(OPEN) && text.ends_with("\n}"));
@@ -108,5 +127,21 @@ fn member(cm: &Lrc<SourceMap>, member: TsTypeElement, comments: &SingleThreadedC
     for mark in &mut marks {
         mark.at = mark.at.saturating_sub(OPEN.len());
     }
-    Piece { text, marks }
+    // A doc is one `//` line (its text has no line terminator); then the key, `: ` and the type.
+    let key_at = if text.starts_with("//") {
+        text.find('\n').map_or(0, |i| i + 1)
+    } else {
+        0
+    };
+    let key_len = if is_bare_key(name) {
+        name.len()
+    } else {
+        json_quote(name).len()
+    };
+    let type_at = (key_at + key_len + 2).min(text.len());
+    debug_assert_eq!(text.get(type_at - 2..type_at), Some(": "), "{text}");
+    MemberPiece {
+        piece: Piece { text, marks },
+        type_at,
+    }
 }

@@ -11,16 +11,16 @@ pub const INSTRUCTIONS: &str = "\
 ## Writing code for run_code
 
 `run_code` takes two required arguments: `code`, the BODY of an async TypeScript function \
-(top-level `await` and `return` work; erasable syntax only: annotations, interfaces and `type` \
-aliases, no `enum`, `namespace`, parameter properties or decorators; types are stripped, never \
-checked), and `description`, a 5–10 word active-voice summary shown to the user.
+(top-level `await` and `return` work; erasable syntax only: no `enum`, `namespace`, parameter \
+properties or decorators; types are stripped, not checked), and `description`, a 5–10 word \
+active-voice summary shown to the user.
 
-Call a tool as `await tools.name(args)`, or `await tools[\"my-tool\"](args)` when the name is not \
-an identifier; it resolves to the tool's typed result (`JsonValue` unless `ToolOutputMap` types \
-it). Arguments must be lossless JSON: no `undefined`, functions, `NaN`, `Infinity`, `-0`, class \
-instances, `Date`s, `Map`s or cycles. A failed call rejects with `ToolCallError` (`toolName`, \
-`message`); catch it to carry on. Independent read-only calls MAY overlap under `Promise.all`; \
-mutating calls run alone, in order.
+Call `await tools.name(args)` (`await tools[\"my-tool\"](args)` for a name that is not an \
+identifier): it resolves to the tool's typed result (`JsonValue` unless `ToolOutputMap` types \
+it); a failure rejects with `ToolCallError` (`toolName`, `message`), catch it to carry on. \
+Arguments must be lossless JSON: no `undefined`, functions, `NaN`, `Infinity`, `-0`, class \
+instances, `Date`s, `Map`s or cycles. Independent read-only calls MAY overlap under \
+`Promise.all`; mutating calls run alone, in order.
 
 Only what the program returns or prints with `console.log(...)` comes back: keep it to what \
 matters. Images from successful calls are attached after the run.

@@ -99,7 +99,8 @@ pub(crate) struct Member<'s> {
     pub(crate) key: &'s str,
     /// Declared with `?`.
     pub(crate) optional: bool,
-    /// The JSDoc text (already collapsed and `*/`-escaped), without `/**` and `*/`.
+    /// The doc text (already collapsed to one line), without comment delimiters; the text
+    /// printer escapes `*/` in it.
     pub(crate) doc: Option<String>,
     pub(crate) ty: TyId,
 }

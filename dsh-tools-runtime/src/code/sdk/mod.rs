@@ -7,8 +7,9 @@
 //!   and what cannot be typed degrades to `unknown` where it stands. A `$ref` cycle is cut with
 //!   `unknown` in this text; the SDK declares it as a named recursive alias (`$TreeEntry`).
 //! - [`render_tools_sdk`]: the `tools:sdk` prompt section — [`INSTRUCTIONS`] and the
-//!   declarations (`JsonValue`, `ToolArgsMap`, `ToolOutputMap` of the typed outputs, `ToolName`,
-//!   `ToolCallError`, `tools`), built as a swc TypeScript AST and printed by `swc_ecma_codegen`.
+//!   declarations (`JsonValue`, `JsonObject`, `ToolArgsMap`, `ToolOutputMap` of the typed
+//!   outputs, `ToolName`, `ToolCallError`, `tools`), built as a swc TypeScript AST and printed by
+//!   `swc_ecma_codegen` in a compact layout (every token of it is in the model's context).
 //!
 //! - [`SdkCache`]: the same section for a set of tool definitions, re-printing only the tools
 //!   it has not printed yet (a registry keeps one for all its scopes).
@@ -35,6 +36,7 @@ mod assemble;
 mod ast;
 mod cache;
 mod doc;
+mod fixed;
 mod fragment;
 mod instructions;
 mod ir;

@@ -1,25 +1,26 @@
 //! The `tools:sdk` prompt section (`docs/CONTRACTS.md`, "The SDK"): instructions, then the
 //! declarations built as a swc TypeScript AST and printed by `swc_ecma_codegen`.
 
+use std::borrow::Cow;
+
 use dsh_tools::ToolDefinition;
-use dsh_tools::json::utf16_cmp;
+use dsh_tools::json::{json_quote, utf16_cmp};
 use serde_json::Value;
-use swc_common::DUMMY_SP;
 use swc_common::comments::SingleThreadedComments;
+use swc_common::sync::Lrc;
+use swc_common::{DUMMY_SP, SourceMap};
 use swc_ecma_ast::{
-    BindingIdent, Class, ClassDecl, ClassMember, ClassProp, Decl, Expr, IdentName, ModuleItem, Pat,
-    PropName, Stmt, TsConditionalType, TsFnOrConstructorType, TsFnParam, TsFnType,
-    TsIndexSignature, TsIndexedAccessType, TsInterfaceBody, TsInterfaceDecl, TsMappedType, TsType,
-    TsTypeAliasDecl, TsTypeElement, TsTypeLit, TsTypeOperator, TsTypeOperatorOp, TsTypeParam,
-    TsUnionOrIntersectionType, TsUnionType, VarDecl, VarDeclKind, VarDeclarator,
+    Decl, ModuleItem, Stmt, TsInterfaceBody, TsInterfaceDecl, TsType, TsTypeAliasDecl,
+    TsTypeElement,
 };
 
 use super::INSTRUCTIONS;
-use super::assemble::assemble;
-use super::ast::{AstBuilder, annotation, ident, keyword, property, string, type_ref};
+use super::assemble::{MemberText, assemble, push_interface};
+use super::ast::{AstBuilder, ident, property};
 use super::doc::doc_text;
-use super::fragment::Fragment;
-use super::ir::{Kw, TyId, Types};
+use super::fixed::{head_items, tail_items};
+use super::fragment::{Fragment, MemberPiece, print_member};
+use super::ir::{TyId, Types};
 use super::print::print_items;
 use super::ts_type::lower;
 use crate::code::fence::push_fenced;
@@ -68,7 +69,10 @@ pub fn sdk_tool_from(def: &ToolDefinition) -> SdkTool {
 /// in the declarations (three when there is none).
 ///
 /// Tools are sorted by name in UTF-16 code-unit order (equal names keep their input order);
-/// the text is byte-identical for the same input.
+/// the text is byte-identical for the same input. The layout is compact (`docs/CONTRACTS.md`,
+/// "The SDK"): no indentation, each description a `//` line above its member, `JsonObject` for
+/// `Record<string, JsonValue>`, and a map member typed exactly like an earlier one refers to it
+/// (`b: ToolOutputMap["a"];`) when that is shorter.
 ///
 /// ```
 /// use dsh_tools_runtime::code::sdk::{SdkTool, render_tools_sdk};
@@ -83,9 +87,9 @@ pub fn sdk_tool_from(def: &ToolDefinition) -> SdkTool {
 /// assert!(sdk.starts_with("## Writing code for run_code"));
 /// assert!(sdk.contains("The available tools:\n\n```ts\ntype JsonValue = "));
 /// assert!(sdk.contains(
-///     "interface ToolArgsMap {\n  /** Read a file. */\n  read_file: {\n    path: string;\n  } & Record<string, JsonValue>;\n}"
+///     "interface ToolArgsMap {\n// Read a file.\nread_file: {\npath: string;\n} & JsonObject;\n}"
 /// ));
-/// assert!(sdk.contains("interface ToolOutputMap {\n  read_file: string;\n}"));
+/// assert!(sdk.contains("interface ToolOutputMap {\nread_file: string;\n}"));
 /// assert!(sdk.ends_with(
 ///     "[K in ToolName]: (args: ToolArgsMap[K]) => Promise<K extends keyof ToolOutputMap ? ToolOutputMap[K] : JsonValue>;\n};\n```"
 /// ));
@@ -103,8 +107,8 @@ pub(crate) fn section(declarations: &str) -> String {
     out
 }
 
-/// The TypeScript inside the SDK section's fence: `JsonValue`, `ToolArgsMap`, `ToolOutputMap`
-/// (the tools whose output is typed),
+/// The TypeScript inside the SDK section's fence: `JsonValue`, `JsonObject`, `ToolArgsMap`,
+/// `ToolOutputMap` (the tools whose output is typed),
 /// `ToolName`, `ToolCallError`, `tools`, separated by blank lines, then the aliases the types
 /// need: `$Name` for each recursive schema (a `$ref` cycle, e.g. `type $TreeEntry = { …;
 /// children?: $TreeEntry[] }`) and `DeepType<n>` for types nested too deep to print in one piece.
@@ -150,21 +154,47 @@ pub fn sdk_declarations_whole(tools: &[SdkTool]) -> String {
     let mut types = Types::new();
     let mut args = Vec::with_capacity(sorted.len());
     let mut outputs = Vec::with_capacity(sorted.len());
-    for tool in &sorted {
+    for (i, tool) in sorted.iter().enumerate() {
         let (arg, output) = members(&mut builder, &mut types, ToolView::from(*tool));
-        args.push(arg);
-        outputs.extend(output);
+        args.push((i, arg));
+        outputs.extend(output.map(|output| (i, output)));
     }
-    let mut items = head_items();
-    items.push(interface("ToolArgsMap", args));
-    items.push(interface("ToolOutputMap", outputs));
-    items.extend(tail_items());
+    // Each member printed on its own, as a fragment prints it (see `assemble`).
+    let quoted: Vec<String> = sorted.iter().map(|tool| json_quote(&tool.name)).collect();
+    let cm: Lrc<SourceMap> = Lrc::default();
+    let print = |members: Vec<(usize, TsTypeElement)>| -> Vec<(usize, MemberPiece)> {
+        members
+            .into_iter()
+            .map(|(i, member)| (i, print_member(&cm, member, &sorted[i].name, &comments)))
+            .collect()
+    };
+    let (args, outputs) = (print(args), print(outputs));
+    let mut out = print_items(&head_items(), &comments);
+    out.push_str("\n\n");
+    push_interface(&mut out, "ToolArgsMap", &texts(&args, &quoted));
+    out.push_str("\n\n");
+    push_interface(&mut out, "ToolOutputMap", &texts(&outputs, &quoted));
+    out.push_str("\n\n");
+    let mut items = tail_items();
     let mut next = 0;
     while let Some((name, ty)) = builder.deferred_decl(&types, next) {
         next += 1;
         items.push(alias(&name, ty));
     }
-    print_items(&items, &comments)
+    out.push_str(&print_items(&items, &comments));
+    out
+}
+
+/// Printed members `(tool index, member)` as [`push_interface`] takes them.
+fn texts<'a>(members: &'a [(usize, MemberPiece)], quoted: &'a [String]) -> Vec<MemberText<'a>> {
+    members
+        .iter()
+        .map(|(i, member)| MemberText {
+            quoted: &quoted[*i],
+            text: Cow::Borrowed(&member.piece.text),
+            type_at: member.type_at,
+        })
+        .collect()
 }
 
 /// The parts of one tool the SDK reads, borrowed from an [`SdkTool`] or a [`ToolDefinition`].
@@ -228,28 +258,7 @@ pub(crate) fn members<'s>(
     (args, Some(output))
 }
 
-/// The declarations before the two maps: `JsonValue`.
-pub(crate) fn head_items() -> Vec<ModuleItem> {
-    vec![alias("JsonValue", json_value())]
-}
-
-/// The declarations after the two maps: `ToolName`, `ToolCallError`, `tools`.
-pub(crate) fn tail_items() -> Vec<ModuleItem> {
-    vec![
-        alias(
-            "ToolName",
-            Box::new(TsType::TsTypeOperator(TsTypeOperator {
-                span: DUMMY_SP,
-                op: TsTypeOperatorOp::KeyOf,
-                type_ann: type_ref("ToolArgsMap", None),
-            })),
-        ),
-        tool_call_error(),
-        tools_const(),
-    ]
-}
-
-fn decl(decl: Decl) -> ModuleItem {
+pub(crate) fn decl(decl: Decl) -> ModuleItem {
     ModuleItem::Stmt(Stmt::Decl(decl))
 }
 
@@ -274,134 +283,5 @@ pub(crate) fn interface(name: &str, members: Vec<TsTypeElement>) -> ModuleItem {
             span: DUMMY_SP,
             body: members,
         },
-    })))
-}
-
-/// `null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue }`.
-fn json_value() -> Box<TsType> {
-    let index = TsTypeElement::TsIndexSignature(TsIndexSignature {
-        params: vec![TsFnParam::Ident(BindingIdent {
-            id: ident("key"),
-            type_ann: Some(annotation(keyword(Kw::String))),
-        })],
-        type_ann: Some(annotation(type_ref("JsonValue", None))),
-        readonly: false,
-        is_static: false,
-        span: DUMMY_SP,
-    });
-    let types = vec![
-        keyword(Kw::Null),
-        keyword(Kw::Boolean),
-        keyword(Kw::Number),
-        keyword(Kw::String),
-        Box::new(TsType::TsArrayType(swc_ecma_ast::TsArrayType {
-            span: DUMMY_SP,
-            elem_type: type_ref("JsonValue", None),
-        })),
-        Box::new(TsType::TsTypeLit(TsTypeLit {
-            span: DUMMY_SP,
-            members: vec![index],
-        })),
-    ];
-    Box::new(TsType::TsUnionOrIntersectionType(
-        TsUnionOrIntersectionType::TsUnionType(TsUnionType {
-            span: DUMMY_SP,
-            types,
-        }),
-    ))
-}
-
-/// `declare class ToolCallError extends Error { readonly name: "ToolCallError"; readonly
-/// toolName: ToolName; }`.
-fn tool_call_error() -> ModuleItem {
-    let prop = |name: &str, ty: Box<TsType>| {
-        ClassMember::ClassProp(ClassProp {
-            key: PropName::Ident(IdentName::new(name.into(), DUMMY_SP)),
-            type_ann: Some(annotation(ty)),
-            readonly: true,
-            ..ClassProp::default()
-        })
-    };
-    let name_ty = Box::new(TsType::TsLitType(swc_ecma_ast::TsLitType {
-        span: DUMMY_SP,
-        lit: swc_ecma_ast::TsLit::Str(string("ToolCallError")),
-    }));
-    decl(Decl::Class(ClassDecl {
-        ident: ident("ToolCallError"),
-        declare: true,
-        class: Box::new(Class {
-            body: vec![
-                prop("name", name_ty),
-                prop("toolName", type_ref("ToolName", None)),
-            ],
-            super_class: Some(Box::new(Expr::Ident(ident("Error")))),
-            ..Class::default()
-        }),
-    }))
-}
-
-/// `declare const tools: { [K in ToolName]: (args: ToolArgsMap[K]) => Promise<K extends keyof
-/// ToolOutputMap ? ToolOutputMap[K] : JsonValue>; }`.
-fn tools_const() -> ModuleItem {
-    let indexed = |map: &str| {
-        Box::new(TsType::TsIndexedAccessType(TsIndexedAccessType {
-            span: DUMMY_SP,
-            readonly: false,
-            obj_type: type_ref(map, None),
-            index_type: type_ref("K", None),
-        }))
-    };
-    // `K extends keyof ToolOutputMap ? ToolOutputMap[K] : JsonValue`: a tool whose output is
-    // any JSON value has no `ToolOutputMap` member.
-    let output = Box::new(TsType::TsConditionalType(TsConditionalType {
-        span: DUMMY_SP,
-        check_type: type_ref("K", None),
-        extends_type: Box::new(TsType::TsTypeOperator(TsTypeOperator {
-            span: DUMMY_SP,
-            op: TsTypeOperatorOp::KeyOf,
-            type_ann: type_ref("ToolOutputMap", None),
-        })),
-        true_type: indexed("ToolOutputMap"),
-        false_type: type_ref("JsonValue", None),
-    }));
-    let function = TsType::TsFnOrConstructorType(TsFnOrConstructorType::TsFnType(TsFnType {
-        span: DUMMY_SP,
-        params: vec![TsFnParam::Ident(BindingIdent {
-            id: ident("args"),
-            type_ann: Some(annotation(indexed("ToolArgsMap"))),
-        })],
-        type_params: None,
-        type_ann: annotation(type_ref("Promise", Some(vec![output]))),
-    }));
-    let mapped = TsType::TsMappedType(TsMappedType {
-        span: DUMMY_SP,
-        readonly: None,
-        type_param: TsTypeParam {
-            span: DUMMY_SP,
-            name: ident("K"),
-            is_in: false,
-            is_out: false,
-            is_const: false,
-            constraint: Some(type_ref("ToolName", None)),
-            default: None,
-        },
-        name_type: None,
-        optional: None,
-        type_ann: Some(Box::new(function)),
-    });
-    decl(Decl::Var(Box::new(VarDecl {
-        span: DUMMY_SP,
-        ctxt: Default::default(),
-        kind: VarDeclKind::Const,
-        declare: true,
-        decls: vec![VarDeclarator {
-            span: DUMMY_SP,
-            name: Pat::Ident(BindingIdent {
-                id: ident("tools"),
-                type_ann: Some(annotation(Box::new(mapped))),
-            }),
-            init: None,
-            definite: false,
-        }],
     })))
 }

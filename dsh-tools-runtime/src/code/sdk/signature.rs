@@ -16,11 +16,11 @@ pub(crate) fn signature(def: &ToolDefinition) -> String {
     if !fragment.aliases.is_empty() || fragment.nodes.is_none() {
         return sdk_declarations(&[sdk_tool_from(def)]);
     }
-    let mut out = format!("interface ToolArgsMap {{\n{}\n}}", fragment.args.text);
+    let mut out = format!("interface ToolArgsMap {{\n{}\n}}", fragment.args.piece.text);
     if let Some(output) = &fragment.output {
         out.push_str(&format!(
             "\ninterface ToolOutputMap {{\n{}\n}}",
-            output.text
+            output.piece.text
         ));
     }
     out
@@ -41,13 +41,21 @@ mod tests {
             .build()
             .unwrap();
         let signature = super::signature(&def);
-        assert!(signature.starts_with("interface ToolArgsMap {\n  /** Read a file. */\n  read_file: {\n    path: string;\n  }"), "{signature}");
         assert!(
-            signature.ends_with("interface ToolOutputMap {\n  read_file: string;\n}"),
+            signature.starts_with(
+                "interface ToolArgsMap {\n// Read a file.\nread_file: {\npath: string;\n}"
+            ),
+            "{signature}"
+        );
+        assert!(
+            signature.ends_with("interface ToolOutputMap {\nread_file: string;\n}"),
             "{signature}"
         );
         let sdk = super::super::render_tools_sdk(&[super::super::sdk_tool_from(&def)]);
-        for line in signature.lines().filter(|l| l.starts_with("  ")) {
+        let members = signature
+            .lines()
+            .filter(|l| !l.starts_with("interface ") && *l != "}");
+        for line in members {
             assert!(sdk.contains(line), "the SDK declares {line:?} the same way");
         }
     }

@@ -10,6 +10,7 @@
 
 use dsh_tools::json::write_json_quote;
 
+use super::doc::escape_comment_end;
 use super::ir::{ElemKind, Lit, Ty, TyId, Types, is_bare_key};
 
 /// How many nodes one print may expand.
@@ -21,6 +22,8 @@ enum Piece<'a> {
     Str(&'a str),
     Pad(usize),
     Key(&'a str),
+    /// A doc text, printed with every `*/` escaped as `*\/`.
+    Doc(&'a str),
     /// The inline body of a recursive alias is printed.
     EndAlias(u32),
 }
@@ -44,6 +47,7 @@ pub(crate) fn print(types: &Types<'_>, root: TyId, indent: usize) -> String {
                 }
             }
             Piece::Key(key) => write_key(&mut out, key),
+            Piece::Doc(doc) => out.push_str(&escape_comment_end(doc)),
             Piece::Node(id, indent) => {
                 if budget == 0 {
                     out.push_str("unknown");
@@ -138,7 +142,7 @@ fn expand<'a>(
                 pieces.push(Piece::Pad(indent + 1));
                 if let Some(doc) = &member.doc {
                     pieces.push(Piece::Str("/** "));
-                    pieces.push(Piece::Str(doc));
+                    pieces.push(Piece::Doc(doc));
                     pieces.push(Piece::Str(" */\n"));
                     pieces.push(Piece::Pad(indent + 1));
                 }
