@@ -11,7 +11,7 @@ use dsh_tools::{ToolDefinition, ToolError};
 use tokio_util::sync::CancellationToken;
 
 use super::hooks::HookTables;
-use super::{Host, Resolution};
+use super::{Host, Resolution, Resolved};
 use crate::error::ToolNotFoundError;
 
 /// A call in flight: what every stage after the first needs.
@@ -41,6 +41,7 @@ impl Call {
         input: ToolExecutionInput,
         checked: bool,
         hooks: Arc<HookTables>,
+        resolved: Option<Resolved>,
     ) -> Self {
         let ToolExecutionInput {
             call_id,
@@ -54,7 +55,12 @@ impl Call {
         } = input;
         let lossless = checked || is_lossless(&arguments);
         let generation = host.generation();
-        let (def, hidden) = match host.resolve(&name, agent, parent.is_some()) {
+        // A resolution made for this input in the same registry generation still holds.
+        let resolution = match resolved {
+            Some((resolution, made_in)) if made_in == generation => resolution,
+            _ => host.resolve(&name, agent, parent.is_some()),
+        };
+        let (def, hidden) = match resolution {
             Resolution::Runs(def) => (Some(def), None),
             Resolution::Hidden { def, refusal } => (Some(def), Some(refusal)),
             Resolution::Unknown => (None, None),

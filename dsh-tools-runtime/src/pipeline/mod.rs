@@ -213,8 +213,22 @@ async fn run<H: Host>(host: &H, input: ToolExecutionInput) -> ToolExecutionResul
 
 /// Phase 1 (stage 1): creates the call (`checked`: its arguments are known to be lossless).
 pub(crate) fn begin<H: Host>(host: &H, input: ToolExecutionInput, checked: bool) -> Call {
-    Call::create(host, input, checked, host.pipeline().hooks())
+    Call::create(host, input, checked, host.pipeline().hooks(), None)
 }
+
+/// [`begin`] with the resolution [`classify_resolved`] made for this input: used when the
+/// registry has not changed since (same generation), else the name is resolved again.
+pub(crate) fn begin_resolved<H: Host>(
+    host: &H,
+    input: ToolExecutionInput,
+    checked: bool,
+    resolved: Option<Resolved>,
+) -> Call {
+    Call::create(host, input, checked, host.pipeline().hooks(), resolved)
+}
+
+/// A resolution and the registry generation it was made in.
+pub(crate) type Resolved = (Resolution, u64);
 
 /// Phase 2 (stages 2–9).
 pub(crate) fn prepare<'a, H: Host>(
@@ -285,11 +299,25 @@ fn settle(call: &Call, prepared: Prepared) -> Settled {
 /// when the tool it resolves to classifies these raw arguments as concurrency-safe; otherwise
 /// exclusive.
 pub(crate) fn classify<H: Host>(host: &H, input: &ToolExecutionInput) -> ToolExecutionMode {
-    let nested = input.parent.is_some();
-    let Some(def) = host.resolve(&input.name, input.agent, nested).runnable() else {
-        return ToolExecutionMode::Exclusive;
+    classify_resolved(host, input).0
+}
+
+/// [`classify`], and the resolution it made (for [`begin_resolved`]).
+pub(crate) fn classify_resolved<H: Host>(
+    host: &H,
+    input: &ToolExecutionInput,
+) -> (ToolExecutionMode, Resolved) {
+    let generation = host.generation();
+    let resolution = host.resolve(&input.name, input.agent, input.parent.is_some());
+    let Resolution::Runs(def) = &resolution else {
+        return (ToolExecutionMode::Exclusive, (resolution, generation));
     };
-    let args = &input.arguments;
+    let mode = concurrency_mode(def, &input.arguments);
+    (mode, (resolution, generation))
+}
+
+/// Whether `def` classifies `args` as concurrency-safe (a panicking classifier says no).
+fn concurrency_mode(def: &ToolDefinition, args: &serde_json::Value) -> ToolExecutionMode {
     let safe = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         def.is_concurrency_safe(args)
     }))

@@ -75,39 +75,60 @@ impl Policy {
 
     /// Stages 2–9.
     pub(super) async fn prepare<H: Host>(&self, host: &H, call: &mut Call) -> Prepared {
-        let exec = Arc::clone(&call.exec);
-        let cancel = &call.caller_cancel;
+        match self.prepare_now(host, call) {
+            Ok(prepared) => prepared,
+            Err(chain) => self.prepare_awaited(host, call, chain).await,
+        }
+    }
 
+    /// Stages 2–9 when nothing is awaited: `Ok` when no pre-execute policy applies (the guards
+    /// alone decide, synchronously), else `Err` with the policies' chain, which
+    /// [`Policy::prepare_awaited`] runs.
+    pub(super) fn prepare_now<H: Host>(
+        &self,
+        host: &H,
+        call: &mut Call,
+    ) -> Result<Prepared, Vec<PreExecuteFn>> {
+        let cancel = &call.caller_cancel;
         // 2. A tool this call may not run directly (the Code Mode collapse).
         if let Some(refusal) = call.hidden.take() {
             if cancel.is_cancelled() {
-                return Prepared::FinalResult(aborted_before_dispatch());
+                return Ok(Prepared::FinalResult(aborted_before_dispatch()));
             }
             call.finalizer = None;
             let failure = ToolExecutionResult::failure(ToolError::from_harness(&refusal));
-            return Prepared::FinalResult(failure);
+            return Ok(Prepared::FinalResult(failure));
         }
         // 3. Pre-aborted.
         if cancel.is_cancelled() {
-            return Prepared::FinalResult(aborted_before_dispatch());
+            return Ok(Prepared::FinalResult(aborted_before_dispatch()));
         }
         // 4–8, with any panic contained as a final error (stage 9).
-        let hooks = &call.hooks;
-        let chain = applicable(hooks.get::<PreExecute>(), &exec, |a| host.chain(a));
-        let prepared = if chain.is_empty() {
-            // Nothing to await: the guards alone decide, synchronously.
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                conclude(host, call, &exec, PreToolDecision::Allow, false)
-            }))
-        } else {
-            // Boxed: the waterfall's future would otherwise size every call's future.
-            let policy = self.policy(host, call, &exec, chain);
-            Box::pin(std::panic::AssertUnwindSafe(policy).catch_unwind()).await
-        };
-        prepared.unwrap_or_else(|payload| {
-            tracing::warn!(tool = %exec.name, call_id = %exec.call_id, "pre-execute policy panicked");
-            Prepared::FinalResult(from_panic(&*payload))
-        })
+        let exec = &call.exec;
+        let chain = applicable(call.hooks.get::<PreExecute>(), exec, |a| host.chain(a));
+        if !chain.is_empty() {
+            return Err(chain);
+        }
+        let exec = Arc::clone(exec);
+        let concluded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            conclude(host, call, &exec, PreToolDecision::Allow, false)
+        }));
+        Ok(concluded.unwrap_or_else(|payload| policy_panicked(&exec, &*payload)))
+    }
+
+    /// Stages 4–9 through the pre-execute `chain` (see [`Policy::prepare_now`]).
+    pub(super) async fn prepare_awaited<H: Host>(
+        &self,
+        host: &H,
+        call: &Call,
+        chain: Vec<PreExecuteFn>,
+    ) -> Prepared {
+        let exec = Arc::clone(&call.exec);
+        // Boxed: the waterfall's future would otherwise size every call's future.
+        let policy = self.policy(host, call, &exec, chain);
+        Box::pin(std::panic::AssertUnwindSafe(policy).catch_unwind())
+            .await
+            .unwrap_or_else(|payload| policy_panicked(&exec, &*payload))
     }
 
     async fn policy<H: Host>(
@@ -300,4 +321,10 @@ impl Asked {
             Asked::Denied(reason) | Asked::Cancelled(reason) => PreToolDecision::Deny { reason },
         }
     }
+}
+
+/// The final result of a call whose pre-execute stage panicked (stage 9).
+fn policy_panicked(exec: &ToolExecution, payload: &(dyn std::any::Any + Send)) -> Prepared {
+    tracing::warn!(tool = %exec.name, call_id = %exec.call_id, "pre-execute policy panicked");
+    Prepared::FinalResult(from_panic(payload))
 }

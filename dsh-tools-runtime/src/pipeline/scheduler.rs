@@ -22,7 +22,8 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
-use super::{Call, CommitNow, Host, Prepared, call_span, record_outcome};
+use super::hooks::PreExecuteFn;
+use super::{Call, CommitNow, Host, Prepared, Resolved, call_span, record_outcome};
 
 /// A prepared call and its `tool.execute` span.
 struct Started {
@@ -80,8 +81,9 @@ pub(crate) struct Scheduler<H: Host> {
     /// Calls not yet prepared; the front one has index `next_prepare`.
     inputs: VecDeque<ToolExecutionInput>,
     next_prepare: usize,
-    /// The classification of the front input, computed once.
-    head_mode: Option<ToolExecutionMode>,
+    /// The classification of the front input, computed once, with the resolution it made
+    /// (which the call's creation reuses while the registry is unchanged).
+    head_mode: Option<(ToolExecutionMode, Option<Resolved>)>,
     /// The exclusive call currently running its pipeline alone.
     barrier: Option<usize>,
     preparing: Option<Preparing>,
@@ -352,12 +354,48 @@ impl<H: Host> Scheduler<H> {
         {
             on_start(&input);
         }
-        if self.head_mode.take() == Some(ToolExecutionMode::Exclusive) {
+        let (mode, resolved) = self
+            .head_mode
+            .take()
+            .unwrap_or((ToolExecutionMode::Parallel, None));
+        if mode == ToolExecutionMode::Exclusive {
             self.barrier = Some(index);
         }
         let checked = matches!(self.shape, Shape::Stream { checked: true, .. });
-        let host = self.host.clone();
-        self.preparing = Some(Box::pin(prepare_call(host, index, input, checked)));
+        // Phases 1–2 in place; only a pre-execute waterfall to await gets a future of its own.
+        let span = call_span(&input, Some(index));
+        let started = (!span.is_disabled()).then(Instant::now);
+        let entered = span.enter();
+        let mut call = super::begin_resolved(&self.host, input, checked, resolved);
+        let prepared = match call.early_result() {
+            Some(result) => Ok(Prepared::FinalResult(result)),
+            None => self
+                .host
+                .pipeline()
+                .policy
+                .prepare_now(&self.host, &mut call),
+        };
+        drop(entered);
+        match prepared {
+            Ok(prepared) => {
+                let call = Arc::new(call);
+                self.calls[index] = Some(Started {
+                    call,
+                    span,
+                    started,
+                });
+                match prepared {
+                    Prepared::Dispatch => self.ready_to_launch = Some(index),
+                    other => self.outcomes[index] = Some(other),
+                }
+            }
+            Err(chain) => {
+                let host = self.host.clone();
+                self.preparing = Some(Box::pin(prepare_awaited(
+                    host, index, call, chain, span, started,
+                )));
+            }
+        }
         true
     }
 
@@ -375,10 +413,11 @@ impl<H: Host> Scheduler<H> {
             return false;
         };
         let host = &self.host;
-        let mode = *self
-            .head_mode
-            .get_or_insert_with(|| super::classify(host, input));
-        mode == ToolExecutionMode::Parallel || self.next_commit() == self.next_prepare
+        let (mode, _) = self.head_mode.get_or_insert_with(|| {
+            let (mode, resolved) = super::classify_resolved(host, input);
+            (mode, Some(resolved))
+        });
+        *mode == ToolExecutionMode::Parallel || self.next_commit() == self.next_prepare
     }
 }
 
@@ -407,24 +446,24 @@ impl<H: Host> Future for Scheduler<H> {
     }
 }
 
-/// Phases 1–2 of one call (begin, prepare), under its own `tool.execute` span.
-async fn prepare_call<H: Host>(
+/// Phase 2 of one call whose pre-execute policies must be awaited, under its `tool.execute`
+/// span.
+async fn prepare_awaited<H: Host>(
     host: H,
     index: usize,
-    input: ToolExecutionInput,
-    checked: bool,
+    call: Call,
+    chain: Vec<PreExecuteFn>,
+    span: tracing::Span,
+    started: Option<Instant>,
 ) -> (usize, Started, Prepared) {
-    let span = call_span(&input, Some(index));
-    let started = (!span.is_disabled()).then(Instant::now);
-    let mut call = super::begin(&host, input, checked);
-    let prepared = match call.early_result() {
-        Some(result) => Prepared::FinalResult(result),
-        None if span.is_disabled() => super::prepare(&host, &mut call).await,
-        None => {
-            super::prepare(&host, &mut call)
-                .instrument(span.clone())
-                .await
-        }
+    let policy = &host.pipeline().policy;
+    let prepared = if span.is_disabled() {
+        policy.prepare_awaited(&host, &call, chain).await
+    } else {
+        policy
+            .prepare_awaited(&host, &call, chain)
+            .instrument(span.clone())
+            .await
     };
     let call = Arc::new(call);
     (
