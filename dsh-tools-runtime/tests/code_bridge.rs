@@ -623,7 +623,7 @@ fn the_cached_sdk_follows_every_registry_change() {
                 .unwrap(),
         )
         .unwrap();
-    assert!(sdk(&registry).contains("  later: "));
+    assert!(sdk(&registry).contains("\nlater: "));
     added.dispose();
     assert_eq!(sdk(&registry), first);
     // A registration rolled back by a panicking change listener leaves no trace in the SDK.

@@ -62,15 +62,18 @@ fn workspace() -> ToolRegistry {
             "Create an event in the user's calendar.",
         ),
     );
+    keep_mail_and_issues(&registry);
+    registry
+}
+
+/// Registers the deferred `archive_issue` and `send_email`.
+fn keep_mail_and_issues(registry: &ToolRegistry) {
+    let archive = deferred("archive_issue", "Archive an issue of a repository.");
+    keep(registry, archive);
     keep(
-        &registry,
-        deferred("archive_issue", "Archive an issue of a repository."),
-    );
-    keep(
-        &registry,
+        registry,
         deferred("send_email", "Send an email message to someone."),
     );
-    registry
 }
 
 async fn search(registry: &ToolRegistry, input: ToolExecutionInput) -> Value {
@@ -344,14 +347,7 @@ fn code_registry() -> ToolRegistry {
     let runtime = QuickJsRuntime::new(QuickJsConfig::default()).unwrap();
     registry.set_code_runtime(Arc::new(runtime));
     keep(&registry, described("read_file", "Read a text file."));
-    keep(
-        &registry,
-        deferred("archive_issue", "Archive an issue of a repository."),
-    );
-    keep(
-        &registry,
-        deferred("send_email", "Send an email message to someone."),
-    );
+    keep_mail_and_issues(&registry);
     registry
 }
 

@@ -93,14 +93,19 @@ async fn main() {
         .iter()
         .find(|s| s.name == "tools:sdk")
         .expect("the SDK section");
-    // The tool's entry in `ToolArgsMap`: from its name to the closing brace.
-    let declaration: Vec<&str> = sdk
+    // The tool's entry in `ToolArgsMap`: from its name to the end of its type (one line when
+    // the SDK refers to an earlier tool's identical type, else up to the closing brace).
+    let mut declaration: Vec<&str> = Vec::new();
+    for line in sdk
         .text
         .lines()
-        .skip_while(|l| !l.starts_with("mcp__fs__read_text_file: {"))
-        .take_while(|l| !l.starts_with("mcp__fs__search_files"))
-        .filter(|l| !l.starts_with("//"))
-        .collect();
+        .skip_while(|l| !l.starts_with("mcp__fs__read_text_file: "))
+    {
+        declaration.push(line);
+        if line.ends_with(';') && (declaration.len() == 1 || line.starts_with('}')) {
+            break;
+        }
+    }
     println!("sdk:\n{}", declaration.join("\n"));
 
     let code = format!("const ROOT = {};\n{PROGRAM}", json!(root));
