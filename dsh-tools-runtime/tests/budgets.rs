@@ -259,35 +259,19 @@ async fn observers_see_the_cut_result_and_images_pass() {
 mod code_mode {
     use std::sync::{Arc, Mutex};
 
-    use dsh_tools::definition::BoxFuture;
     use dsh_tools::exec::ToolExecutionInput;
-    use dsh_tools_runtime::code::{CodeRunRequest, CodeRunResult, CodeRuntime, CodeRuntimeError};
+    use dsh_tools_runtime::code::{CodeRunRequest, CodeRunResult};
     use dsh_tools_runtime::tokens::count;
     use dsh_tools_runtime::{PresentationMode, RegistryConfig, ToolRegistry};
     use serde_json::{Value, json};
 
+    use super::support::scripted_runtime::{ScriptedRuntime, find_binding};
     use super::{lines, returning};
 
     /// A program that calls `big`, and returns the length of what it got and the text itself.
-    struct ReturnsBig;
-
-    impl CodeRuntime for ReturnsBig {
-        fn language(&self) -> &str {
-            "typescript"
-        }
-        fn isolation(&self) -> &str {
-            "scripted"
-        }
-        fn run(
-            &self,
-            request: CodeRunRequest,
-        ) -> BoxFuture<'static, Result<CodeRunResult, CodeRuntimeError>> {
-            let big = request.bindings[0]
-                .functions
-                .iter()
-                .find(|(name, _)| name == "big")
-                .map(|(_, f)| Arc::clone(f))
-                .expect("a binding");
+    fn returns_big() -> Arc<ScriptedRuntime> {
+        Arc::new(ScriptedRuntime(Arc::new(|request: CodeRunRequest| {
+            let big = find_binding(&request, "big").expect("a binding");
             Box::pin(async move {
                 let value = big(json!({})).await.expect("the sub-call succeeds");
                 let text = value.as_str().unwrap_or_default().to_owned();
@@ -297,7 +281,7 @@ mod code_mode {
                     error: None,
                 })
             })
-        }
+        })))
     }
 
     #[tokio::test]
@@ -307,7 +291,7 @@ mod code_mode {
             max_result_tokens: Some(800),
             ..RegistryConfig::default()
         });
-        registry.set_code_runtime(Arc::new(ReturnsBig));
+        registry.set_code_runtime(returns_big());
         let text = lines(10_000);
         registry
             .register(returning("big", json!(text), |b| b.max_result_tokens(100)))

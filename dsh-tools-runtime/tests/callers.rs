@@ -11,33 +11,18 @@ mod support;
 
 use std::sync::Arc;
 
-use dsh_tools::definition::BoxFuture;
 use dsh_tools::exec::{ToolExecutionInput, ToolExecutionResult};
 use dsh_tools::{Callers, ToolDefinition};
-use dsh_tools_runtime::code::{CodeRunRequest, CodeRunResult, CodeRuntime, CodeRuntimeError};
+use dsh_tools_runtime::code::{CodeRunRequest, CodeRunResult};
 use dsh_tools_runtime::{PresentationMode, RegistryConfig, Scope, ToolRegistry};
 use serde_json::{Value, json};
+use support::scripted_runtime::{ScriptedRuntime, find_binding};
 use support::{Counted, call_as, code, counted_with, nested};
 
 /// A runtime whose program calls `probe` once and returns what it got: `{ok}` or `{err}`.
-struct CallsProbe;
-
-impl CodeRuntime for CallsProbe {
-    fn language(&self) -> &str {
-        "typescript"
-    }
-    fn isolation(&self) -> &str {
-        "scripted"
-    }
-    fn run(
-        &self,
-        request: CodeRunRequest,
-    ) -> BoxFuture<'static, Result<CodeRunResult, CodeRuntimeError>> {
-        let probe = request.bindings[0]
-            .functions
-            .iter()
-            .find(|(name, _)| name == "probe")
-            .map(|(_, f)| Arc::clone(f));
+fn calls_probe() -> Arc<ScriptedRuntime> {
+    Arc::new(ScriptedRuntime(Arc::new(|request: CodeRunRequest| {
+        let probe = find_binding(&request, "probe");
         Box::pin(async move {
             let value = match probe {
                 None => json!({"err": "no binding"}),
@@ -52,7 +37,7 @@ impl CodeRuntime for CallsProbe {
                 error: None,
             })
         })
-    }
+    })))
 }
 
 /// What one cell saw.
@@ -94,7 +79,7 @@ async fn cell(mode: PresentationMode, callers: Callers) -> Cell {
         mode,
         ..RegistryConfig::default()
     });
-    registry.set_code_runtime(Arc::new(CallsProbe));
+    registry.set_code_runtime(calls_probe());
     let (counted, def) = probe(callers);
     registry.register(def).unwrap().keep();
     let agent: Scope = registry.scope();
@@ -222,7 +207,7 @@ async fn a_code_scope_lists_native_only_tools_beside_run_code_and_says_so() {
         mode: PresentationMode::Code,
         ..RegistryConfig::default()
     });
-    registry.set_code_runtime(Arc::new(CallsProbe));
+    registry.set_code_runtime(calls_probe());
     let (_, ask) = probe(Callers::Native);
     let both = counted_with(
         ToolDefinition::builder("search").description("Search."),

@@ -3,6 +3,8 @@
 //! apart from any sandbox.
 #![cfg(feature = "code-mode")]
 
+mod support;
+
 use std::sync::{Arc, Mutex};
 
 use dsh_tools::definition::BoxFuture;
@@ -11,42 +13,14 @@ use dsh_tools::{ContentBlock, ToolDefinition, ToolError};
 use dsh_tools_runtime::code::dispatch_log_fn;
 use dsh_tools_runtime::code::{
     CodeDispatchEvent, CodeErrorKind, CodeEventSink, CodeRunError, CodeRunRequest, CodeRunResult,
-    CodeRuntime, CodeRuntimeError,
 };
 use dsh_tools_runtime::{PresentationMode, RegistryConfig, ToolRegistry};
 use serde_json::{Value, json};
+use support::scripted_runtime::{Program, ScriptedRuntime, find_binding};
 
-type Script = Arc<
-    dyn Fn(CodeRunRequest) -> BoxFuture<'static, Result<CodeRunResult, CodeRuntimeError>>
-        + Send
-        + Sync,
->;
-
-/// A code runtime whose "program" is a Rust closure over the bindings.
-struct Scripted(Script);
-
-impl CodeRuntime for Scripted {
-    fn language(&self) -> &str {
-        "typescript"
-    }
-    fn isolation(&self) -> &str {
-        "scripted"
-    }
-    fn run(
-        &self,
-        request: CodeRunRequest,
-    ) -> BoxFuture<'static, Result<CodeRunResult, CodeRuntimeError>> {
-        (self.0)(request)
-    }
-}
-
+/// A run's binding `name` (the test fails without it).
 fn binding(request: &CodeRunRequest, name: &str) -> dsh_tools_runtime::code::BindingFn {
-    request.bindings[0]
-        .functions
-        .iter()
-        .find(|(n, _)| n == name)
-        .map(|(_, f)| Arc::clone(f))
-        .unwrap_or_else(|| panic!("no binding {name}"))
+    find_binding(request, name).unwrap_or_else(|| panic!("no binding {name}"))
 }
 
 fn echo(parallel: bool) -> ToolDefinition {
@@ -68,14 +42,14 @@ fn failing() -> ToolDefinition {
         .unwrap()
 }
 
-fn code_registry(script: Script) -> ToolRegistry {
+fn code_registry(script: Program) -> ToolRegistry {
     let registry = ToolRegistry::with_config(RegistryConfig {
         mode: PresentationMode::Code,
         ..RegistryConfig::default()
     });
     registry.register(echo(true)).unwrap().keep();
     registry.register(failing()).unwrap().keep();
-    registry.set_code_runtime(Arc::new(Scripted(script)));
+    registry.set_code_runtime(Arc::new(ScriptedRuntime(script)));
     registry
 }
 
@@ -91,7 +65,7 @@ fn text(result: &ToolExecutionResult) -> String {
     result.content()[0].as_text().unwrap().to_owned()
 }
 
-fn two_echoes() -> Script {
+fn two_echoes() -> Program {
     Arc::new(|request: CodeRunRequest| {
         let echo = binding(&request, "echo");
         Box::pin(async move {
@@ -277,7 +251,7 @@ async fn calls_queued_when_the_run_settles_are_abandoned() {
     // An exclusive tool: the second call must wait for the first, so it is still queued when
     // the program returns without awaiting either.
     registry.register(echo(false)).unwrap().keep();
-    registry.set_code_runtime(Arc::new(Scripted(Arc::new(
+    registry.set_code_runtime(Arc::new(ScriptedRuntime(Arc::new(
         move |request: CodeRunRequest| {
             let echo = binding(&request, "echo");
             let kept = Arc::clone(&kept);
@@ -559,16 +533,18 @@ async fn sub_call_results_commit_in_submission_order_while_bodies_overlap() {
         )
         .unwrap()
         .keep();
-    registry.set_code_runtime(Arc::new(Scripted(Arc::new(|request: CodeRunRequest| {
-        let step = binding(&request, "step");
-        Box::pin(async move {
-            let (a, b) = tokio::join!(step(json!({"n": 1})), step(json!({"n": 2})));
-            Ok(CodeRunResult {
-                value: Some(json!([a.unwrap(), b.unwrap()])),
-                ..CodeRunResult::default()
+    registry.set_code_runtime(Arc::new(ScriptedRuntime(Arc::new(
+        |request: CodeRunRequest| {
+            let step = binding(&request, "step");
+            Box::pin(async move {
+                let (a, b) = tokio::join!(step(json!({"n": 1})), step(json!({"n": 2})));
+                Ok(CodeRunResult {
+                    value: Some(json!([a.unwrap(), b.unwrap()])),
+                    ..CodeRunResult::default()
+                })
             })
-        })
-    }))));
+        },
+    ))));
     let result = tokio::time::timeout(
         std::time::Duration::from_secs(5),
         registry.execute(run_code_call("c1", "x")),

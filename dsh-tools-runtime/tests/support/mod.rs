@@ -3,6 +3,9 @@
 //! collector and small constructors for inputs, hooks and expected wire results.
 #![allow(dead_code, reason = "each test binary uses a subset of the fixtures")]
 
+#[cfg(feature = "code-mode")]
+pub(crate) mod scripted_runtime;
+
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
