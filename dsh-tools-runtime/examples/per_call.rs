@@ -7,6 +7,9 @@
 //!   the sub-call lane and the whole pipeline; one program makes all `N`);
 //! - `batch`: one call of an `execute_batch` of 100 concurrency-safe trivial calls (`N` is
 //!   rounded up to whole batches);
+//! - `sequential`: one call of 100 sequential `execute`s of inputs made up front, whose results
+//!   are kept until all 100 are done (the `sequential_execute` side of the
+//!   `batch_100_parallel_safe` bench: `batch`'s like-for-like comparison);
 //! - `validate-valid` / `validate-invalid`: `validate_args` of a typical 6-property schema on a
 //!   valid value / on one with three violations, messages rendered (the `validate_args` bench's);
 //! - `sdk10`: the SDK section for 10 tools, rendered from scratch (`render_tools_sdk`);
@@ -63,6 +66,28 @@ async fn batch(n: u64) {
     std::hint::black_box(registry.execute_batch(inputs()).await);
     for _ in 0..n.div_ceil(100) {
         std::hint::black_box(registry.execute_batch(inputs()).await);
+    }
+}
+
+async fn sequential(n: u64) {
+    let registry = ToolRegistry::new();
+    registry.register(trivial()).expect("registers").keep();
+    // As the bench's `sequential_execute`: the same 100 inputs as `batch`'s, made up front, each
+    // executed in turn, the results kept until all 100 are done.
+    let hundred = || async {
+        let mut inputs = Vec::with_capacity(100);
+        inputs.resize_with(100, || {
+            ToolExecutionInput::new("call-1", "trivial", json!({}))
+        });
+        let mut results = Vec::with_capacity(inputs.len());
+        for input in inputs {
+            results.push(registry.execute(input).await);
+        }
+        results
+    };
+    std::hint::black_box(hundred().await);
+    for _ in 0..n.div_ceil(100) {
+        std::hint::black_box(hundred().await);
     }
 }
 
@@ -195,6 +220,7 @@ fn main() {
         #[cfg(feature = "code-mode")]
         "awaited" => rt.block_on(awaited(n)),
         "batch" => rt.block_on(batch(n)),
+        "sequential" => rt.block_on(sequential(n)),
         "validate-valid" => validate(n, true),
         "validate-invalid" => validate(n, false),
         #[cfg(feature = "code-mode")]
@@ -203,7 +229,7 @@ fn main() {
         "strip" => strip(n),
         other => {
             eprintln!(
-                "unknown probe {other:?}: execute, awaited, batch, validate-valid, validate-invalid, sdk10 or strip"
+                "unknown probe {other:?}: execute, awaited, batch, sequential, validate-valid, validate-invalid, sdk10 or strip"
             );
             std::process::exit(2);
         }

@@ -29,6 +29,9 @@ pub(crate) struct Call {
     pub(crate) resolved: Option<(ToolDefinition, u64)>,
     /// Why this call may not run the tool it names (stage 2), found when it was created.
     pub(crate) hidden: Option<ToolNotFoundError>,
+    /// Whether its arguments were already validated against the `resolved` definition (by a
+    /// batch's classification): the body is then invoked without validating them again.
+    pub(crate) args_valid: bool,
 }
 
 impl Call {
@@ -56,9 +59,9 @@ impl Call {
         let lossless = checked || is_lossless(&arguments);
         let generation = host.generation();
         // A resolution made for this input in the same registry generation still holds.
-        let resolution = match resolved {
-            Some((resolution, made_in)) if made_in == generation => resolution,
-            _ => host.resolve(&name, agent, parent.is_some()),
+        let (resolution, args_valid) = match resolved {
+            Some(ahead) if ahead.generation == generation => (ahead.resolution, ahead.args_valid),
+            _ => (host.resolve(&name, agent, parent.is_some()), false),
         };
         let (def, hidden) = match resolution {
             Resolution::Runs(def) => (Some(def), None),
@@ -94,6 +97,7 @@ impl Call {
             body_invoked: AtomicBool::new(false),
             resolved,
             hidden,
+            args_valid,
         }
     }
 

@@ -28,7 +28,7 @@ use crate::panic_message;
 pub(super) struct Dispatch {
     states: RwLock<Arc<StateMap>>,
     /// Enforce each tool's declared `timeout_ms` around its body (on by default).
-    deadlines: AtomicBool,
+    pub(super) deadlines: AtomicBool,
 }
 
 impl Default for Dispatch {
@@ -50,18 +50,18 @@ impl Dispatch {
         self.deadlines.store(enforce, Ordering::Relaxed);
     }
 
-    fn states(&self) -> Arc<StateMap> {
+    pub(super) fn states(&self) -> Arc<StateMap> {
         Arc::clone(&self.states.read().unwrap_or_else(PoisonError::into_inner))
     }
 }
 
 /// What core dispatch leaves behind for normalisation.
 #[derive(Default)]
-struct CoreRecord {
+pub(super) struct CoreRecord {
     /// The pipeline's side of the body's run context: kept here (not on core dispatch's stack)
     /// so contexts deferred by a body that a wrapper dropped (a timeout) are still collected.
-    handle: Mutex<Option<RunContextHandle>>,
-    body_invoked: AtomicBool,
+    pub(super) handle: Mutex<Option<RunContextHandle>>,
+    pub(super) body_invoked: AtomicBool,
 }
 
 impl CoreRecord {
@@ -173,7 +173,11 @@ async fn dispatch_wrapped<H: Host>(
 }
 
 /// Stages 12–13 on the (normalised) dispatch result.
-fn after_dispatch(call: &Call, record: &CoreRecord, result: ToolExecutionResult) -> Prepared {
+pub(super) fn after_dispatch(
+    call: &Call,
+    record: &CoreRecord,
+    result: ToolExecutionResult,
+) -> Prepared {
     let body_invoked = record.body_invoked.load(Ordering::SeqCst);
     call.body_invoked.store(body_invoked, Ordering::SeqCst);
     // 12. Contexts the body deferred come first, whatever the result.
@@ -293,6 +297,17 @@ async fn core_dispatch<H: Host>(
     if replaced_caller.is_some_and(CancellationToken::is_cancelled) {
         fused.cancel();
     }
+    body_result(def, exec, outcome, &fused, record)
+}
+
+/// Stage 10 d–e: the dispatch result of a body that settled (`outcome`; `Err`: it panicked).
+pub(super) fn body_result(
+    def: &ToolDefinition,
+    exec: &ToolExecution,
+    outcome: std::thread::Result<Result<serde_json::Value, ToolError>>,
+    fused: &CancellationToken,
+    record: &CoreRecord,
+) -> ToolExecutionResult {
     match outcome {
         Err(payload) => {
             let message = panic_message(&*payload);

@@ -9,7 +9,7 @@
 //! |---|---|---|
 //! | begin | 1: snapshot the arguments, mint the token, resolve the tool once | `call.rs` |
 //! | prepare | 2–9: hidden tools, pre-aborted calls, pre-execute policies, approval, guards | `policy.rs` |
-//! | dispatch | 10–14: execute wrappers around core dispatch (the body, under its deadline) | `dispatch.rs` |
+//! | dispatch | 10–14: execute wrappers around core dispatch (the body, under its deadline); a batch's plain calls up to the body's first poll without a future | `dispatch.rs`, `first_poll.rs` |
 //! | commit | 15–17: post-execute policies; 18–21: materialise, finalise, cut to the result budget, observe | `post.rs`, `finish.rs`, `budget.rs` |
 //!
 //! [`execute`] runs the four phases in that order; a batch ([`batch`]) and a Code Mode run's
@@ -22,6 +22,7 @@ mod budget;
 mod call;
 mod dispatch;
 mod finish;
+mod first_poll;
 pub mod hooks;
 mod outcome;
 mod policy;
@@ -227,8 +228,16 @@ pub(crate) fn begin_resolved<H: Host>(
     Call::create(host, input, checked, host.pipeline().hooks(), resolved)
 }
 
-/// A resolution and the registry generation it was made in.
-pub(crate) type Resolved = (Resolution, u64);
+/// A resolution made ahead of a call's creation (by its classification).
+pub(crate) struct Resolved {
+    /// What the name resolved to.
+    resolution: Resolution,
+    /// The registry generation it was made in: it stands while the generation holds.
+    generation: u64,
+    /// Whether the arguments were validated against the definition it resolved to (a
+    /// concurrency-safe classification implies it): the body need not validate them again.
+    args_valid: bool,
+}
 
 /// Phase 2 (stages 2–9).
 pub(crate) fn prepare<'a, H: Host>(
@@ -309,11 +318,16 @@ pub(crate) fn classify_resolved<H: Host>(
 ) -> (ToolExecutionMode, Resolved) {
     let generation = host.generation();
     let resolution = host.resolve(&input.name, input.agent, input.parent.is_some());
-    let Resolution::Runs(def) = &resolution else {
-        return (ToolExecutionMode::Exclusive, (resolution, generation));
+    let mode = match &resolution {
+        Resolution::Runs(def) => concurrency_mode(def, &input.arguments),
+        _ => ToolExecutionMode::Exclusive,
     };
-    let mode = concurrency_mode(def, &input.arguments);
-    (mode, (resolution, generation))
+    let resolved = Resolved {
+        resolution,
+        generation,
+        args_valid: mode == ToolExecutionMode::Parallel,
+    };
+    (mode, resolved)
 }
 
 /// Whether `def` classifies `args` as concurrency-safe (a panicking classifier says no).

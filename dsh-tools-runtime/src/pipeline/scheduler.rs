@@ -22,19 +22,30 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
+use super::first_poll::FirstPoll;
 use super::hooks::PreExecuteFn;
 use super::{Call, CommitNow, Host, Prepared, Resolved, call_span, record_outcome};
 
 /// A prepared call and its `tool.execute` span.
 struct Started {
-    call: Arc<Call>,
+    call: Call,
     span: tracing::Span,
     /// When it started (only when the span is recorded: the clock is read for its duration).
     started: Option<Instant>,
 }
 
 type Preparing = BoxFuture<'static, (usize, Started, Prepared)>;
-type Dispatching = BoxFuture<'static, (usize, Prepared)>;
+/// One call's place in the scheduler.
+#[derive(Default)]
+struct Slot {
+    /// Its execution once prepared.
+    started: Option<Started>,
+    /// Its post- or final result once known.
+    outcome: Option<Prepared>,
+}
+
+/// A dispatch in flight: it holds its call, and gives it back with the outcome.
+type Dispatching = BoxFuture<'static, (usize, Started, Prepared)>;
 
 /// What the stream shape reports, in call order.
 #[derive(Debug)]
@@ -90,10 +101,9 @@ pub(crate) struct Scheduler<H: Host> {
     /// A prepared call waiting for a dispatch slot.
     ready_to_launch: Option<usize>,
     in_flight: FuturesUnordered<Dispatching>,
-    /// Per call: its execution once prepared (taken by the commit).
-    calls: Vec<Option<Started>>,
-    /// Per call: its post- or final result once known (taken by the commit).
-    outcomes: Vec<Option<Prepared>>,
+    /// Per call: its execution once prepared and its post- or final result once known (both
+    /// taken by the commit). One vector: a batch makes one allocation for its calls.
+    slots: Vec<Slot>,
     committing: Option<BoxFuture<'static, ToolExecutionResult>>,
     shape: Shape,
 }
@@ -112,8 +122,7 @@ impl<H: Host> Scheduler<H> {
             preparing: None,
             ready_to_launch: None,
             in_flight: FuturesUnordered::new(),
-            calls: std::iter::repeat_with(|| None).take(total).collect(),
-            outcomes: std::iter::repeat_with(|| None).take(total).collect(),
+            slots: std::iter::repeat_with(Slot::default).take(total).collect(),
             committing: None,
             shape: Shape::Batch(Vec::with_capacity(total)),
         }
@@ -153,7 +162,7 @@ impl<H: Host> Scheduler<H> {
     }
 
     fn total(&self) -> usize {
-        self.calls.len()
+        self.slots.len()
     }
 
     /// The index of the next call to commit.
@@ -198,8 +207,7 @@ impl<H: Host> Scheduler<H> {
                 closed.close();
                 while let Ok(input) = closed.try_recv() {
                     self.inputs.push_back(input);
-                    self.calls.push(None);
-                    self.outcomes.push(None);
+                    self.slots.push(Slot::default());
                 }
                 progressed = true;
             }
@@ -218,8 +226,7 @@ impl<H: Host> Scheduler<H> {
                 match receiver.poll_recv(cx) {
                     Poll::Ready(Some(input)) => {
                         self.inputs.push_back(input);
-                        self.calls.push(None);
-                        self.outcomes.push(None);
+                        self.slots.push(Slot::default());
                         progressed = true;
                     }
                     Poll::Ready(None) => {
@@ -268,10 +275,13 @@ impl<H: Host> Scheduler<H> {
             return true;
         }
         let index = self.next_commit();
-        let Some(outcome) = self.outcomes.get_mut(index).and_then(Option::take) else {
+        let Some(slot) = self.slots.get_mut(index) else {
             return false;
         };
-        let Some(started) = self.calls[index].take() else {
+        let Some(outcome) = slot.outcome.take() else {
+            return false;
+        };
+        let Some(started) = slot.started.take() else {
             unreachable!("a call with an outcome was prepared");
         };
         match super::commit_now(&self.host, &started.call, outcome) {
@@ -291,38 +301,75 @@ impl<H: Host> Scheduler<H> {
     /// Collects settled dispatches and launches the waiting call when a slot is free.
     fn poll_dispatches(&mut self, cx: &mut Context<'_>) -> bool {
         let mut progressed = false;
-        while let Poll::Ready(Some((index, prepared))) = self.in_flight.poll_next_unpin(cx) {
-            self.outcomes[index] = Some(prepared);
+        // An empty set has nothing to report (and polling it would only re-register the waker).
+        while !self.in_flight.is_empty()
+            && let Poll::Ready(Some((index, started, prepared))) =
+                self.in_flight.poll_next_unpin(cx)
+        {
+            self.slots[index].started = Some(started);
+            self.slots[index].outcome = Some(prepared);
             progressed = true;
         }
+        progressed | self.launch(cx)
+    }
+
+    /// Launches the call waiting for a dispatch slot, when one is free.
+    fn launch(&mut self, cx: &mut Context<'_>) -> bool {
         if let Some(index) = self.ready_to_launch
             && self.in_flight.len() < self.cap
         {
             self.ready_to_launch = None;
-            let Some(started) = &self.calls[index] else {
+            let Some(started) = &self.slots[index].started else {
                 unreachable!("a call ready to launch was prepared");
             };
-            let host = self.host.clone();
-            let call = Arc::clone(&started.call);
-            let span = started.span.clone();
-            let mut dispatch: Dispatching = if span.is_disabled() {
-                Box::pin(async move { (index, super::dispatch(&host, &call).await) })
-            } else {
-                Box::pin(async move {
-                    let prepared = super::dispatch(&host, &call).instrument(span).await;
-                    (index, prepared)
-                })
-            };
-            // A body that completes on its first poll (the common case for quick tools) never
-            // joins the set of dispatches in flight; one that does not is polled again by the
-            // set, which registers the set's own waker.
-            match dispatch.as_mut().poll(cx) {
-                Poll::Ready((index, prepared)) => self.outcomes[index] = Some(prepared),
-                Poll::Pending => self.in_flight.push(dispatch),
+            // Dispatch up to the body's first poll right here: a body that completes on it
+            // (the common case for quick tools) needs no future of its own.
+            let entered = started.span.enter();
+            let first = super::first_poll::first_poll(&self.host, &started.call, cx);
+            drop(entered);
+            if let FirstPoll::Done(prepared) = first {
+                self.slots[index].outcome = Some(prepared);
+                // Its commit, when it is next in order, follows in this same pass.
+                self.poll_commit(cx);
+                return true;
             }
-            progressed = true;
+            let Some(started) = self.slots[index].started.take() else {
+                unreachable!("a call ready to launch was prepared");
+            };
+            let host = &self.host;
+            let dispatch: Dispatching = match first {
+                FirstPoll::Running(running) => {
+                    let span = started.span.clone();
+                    Box::pin(
+                        async move {
+                            let prepared = running.finish(&started.call).await;
+                            (index, started, prepared)
+                        }
+                        .instrument(span),
+                    )
+                }
+                _ if started.span.is_disabled() => {
+                    let host = host.clone();
+                    Box::pin(async move {
+                        let prepared = super::dispatch(&host, &started.call).await;
+                        (index, started, prepared)
+                    })
+                }
+                _ => {
+                    let host = host.clone();
+                    Box::pin(async move {
+                        let span = started.span.clone();
+                        let prepared = super::dispatch(&host, &started.call).instrument(span).await;
+                        (index, started, prepared)
+                    })
+                }
+            };
+            // A dispatch that does not complete on its first poll joins the set in flight, which
+            // polls it again (registering the set's own waker).
+            self.in_flight.push(dispatch);
+            return true;
         }
-        progressed
+        false
     }
 
     /// Finishes the running preparation, or starts the next one when the rules allow it.
@@ -332,10 +379,10 @@ impl<H: Host> Scheduler<H> {
                 return false;
             };
             self.preparing = None;
-            self.calls[index] = Some(started);
+            self.slots[index].started = Some(started);
             match prepared {
                 Prepared::Dispatch => self.ready_to_launch = Some(index),
-                other => self.outcomes[index] = Some(other),
+                other => self.slots[index].outcome = Some(other),
             }
             return true;
         }
@@ -378,15 +425,14 @@ impl<H: Host> Scheduler<H> {
         drop(entered);
         match prepared {
             Ok(prepared) => {
-                let call = Arc::new(call);
-                self.calls[index] = Some(Started {
+                self.slots[index].started = Some(Started {
                     call,
                     span,
                     started,
                 });
                 match prepared {
                     Prepared::Dispatch => self.ready_to_launch = Some(index),
-                    other => self.outcomes[index] = Some(other),
+                    other => self.slots[index].outcome = Some(other),
                 }
             }
             Err(chain) => {
@@ -465,7 +511,6 @@ async fn prepare_awaited<H: Host>(
             .instrument(span.clone())
             .await
     };
-    let call = Arc::new(call);
     (
         index,
         Started {

@@ -183,6 +183,20 @@ impl ToolDefinition {
         (self.inner.execute)(args, ctx)
     }
 
+    /// Runs the tool on arguments the caller has already validated against this definition
+    /// ([`validate_args`](Self::validate_args) returned `Ok` for exactly this value, or
+    /// [`is_concurrency_safe`](Self::is_concurrency_safe) returned `true`): the body is called
+    /// without validating them a second time. A runtime seam (a batch classifies each call,
+    /// which validates it, before running it); use [`execute`](Self::execute) otherwise.
+    #[doc(hidden)]
+    pub fn execute_prevalidated(
+        &self,
+        args: Arc<Value>,
+        ctx: ToolRunContext,
+    ) -> BoxFuture<'static, Result<Value, ToolError>> {
+        (self.inner.execute)(args, ctx)
+    }
+
     /// Renders the model-facing content of a canonical value.
     pub fn render(&self, args: &Value, value: &Value) -> Vec<ContentBlock> {
         (self.inner.render)(args, value)
