@@ -34,6 +34,7 @@ use std::future::Future;
 use std::num::NonZeroUsize;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, PoisonError, RwLock};
+use std::task::Poll;
 use std::time::Instant;
 
 use dsh_tools::ToolDefinition;
@@ -201,7 +202,7 @@ async fn run<H: Host>(host: &H, input: ToolExecutionInput) -> ToolExecutionResul
         None => prepare(host, &mut call).await,
     };
     let prepared = match prepared {
-        Prepared::Dispatch => dispatch(host, &call).await,
+        Prepared::Dispatch => dispatch_in_place(host, &call).await,
         other => other,
     };
     let result = match settle(&call, prepared) {
@@ -210,6 +211,18 @@ async fn run<H: Host>(host: &H, input: ToolExecutionInput) -> ToolExecutionResul
         Settled::Post(result) => Box::pin(post::run(host, &call, result)).await,
     };
     finish::run(host, &call, result)
+}
+
+/// Phase 3 of a single call: a plain call up to its body's first poll in place (see
+/// `first_poll.rs`), the rest of the body when it did not complete there; any other call through
+/// [`dispatch`], boxed (the wrappers' and timers' futures would otherwise size every call's).
+async fn dispatch_in_place<H: Host>(host: &H, call: &Call) -> Prepared {
+    let first = std::future::poll_fn(|cx| Poll::Ready(first_poll::first_poll(host, call, cx)));
+    match first.await {
+        first_poll::FirstPoll::Done(prepared) => prepared,
+        first_poll::FirstPoll::Running(running) => running.finish(call).await,
+        first_poll::FirstPoll::Async => Box::pin(dispatch(host, call)).await,
+    }
 }
 
 /// Phase 1 (stage 1): creates the call (`checked`: its arguments are known to be lossless).
@@ -277,6 +290,7 @@ pub(crate) enum CommitNow {
 }
 
 /// Phase 4 right away when no post-execute policy applies (see [`CommitNow`]).
+#[inline]
 pub(crate) fn commit_now<H: Host>(host: &H, call: &Call, prepared: Prepared) -> CommitNow {
     match settle(call, prepared) {
         Settled::Finish(result) => CommitNow::Finished(finish::run(host, call, result)),

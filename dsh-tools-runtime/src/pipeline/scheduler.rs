@@ -284,6 +284,14 @@ impl<H: Host> Scheduler<H> {
         let Some(started) = slot.started.take() else {
             unreachable!("a call with an outcome was prepared");
         };
+        self.commit(started, outcome);
+        true
+    }
+
+    /// Commits the next call in order: right here when no post-execute stage runs, else as the
+    /// running commit.
+    #[inline]
+    fn commit(&mut self, started: Started, outcome: Prepared) {
         match super::commit_now(&self.host, &started.call, outcome) {
             CommitNow::Finished(result) => {
                 record_started(&started, &result);
@@ -295,7 +303,6 @@ impl<H: Host> Scheduler<H> {
                 self.committing = Some(Box::pin(commit_call(host, started, post)));
             }
         }
-        true
     }
 
     /// Collects settled dispatches and launches the waiting call when a slot is free.
@@ -315,61 +322,67 @@ impl<H: Host> Scheduler<H> {
 
     /// Launches the call waiting for a dispatch slot, when one is free.
     fn launch(&mut self, cx: &mut Context<'_>) -> bool {
-        if let Some(index) = self.ready_to_launch
-            && self.in_flight.len() < self.cap
-        {
-            self.ready_to_launch = None;
-            let Some(started) = &self.slots[index].started else {
-                unreachable!("a call ready to launch was prepared");
-            };
-            // Dispatch up to the body's first poll right here: a body that completes on it
-            // (the common case for quick tools) needs no future of its own.
-            let entered = started.span.enter();
-            let first = super::first_poll::first_poll(&self.host, &started.call, cx);
-            drop(entered);
-            if let FirstPoll::Done(prepared) = first {
-                self.slots[index].outcome = Some(prepared);
-                // Its commit, when it is next in order, follows in this same pass.
-                self.poll_commit(cx);
-                return true;
-            }
-            let Some(started) = self.slots[index].started.take() else {
-                unreachable!("a call ready to launch was prepared");
-            };
-            let host = &self.host;
-            let dispatch: Dispatching = match first {
-                FirstPoll::Running(running) => {
-                    let span = started.span.clone();
-                    Box::pin(
-                        async move {
-                            let prepared = running.finish(&started.call).await;
-                            (index, started, prepared)
-                        }
-                        .instrument(span),
-                    )
-                }
-                _ if started.span.is_disabled() => {
-                    let host = host.clone();
-                    Box::pin(async move {
-                        let prepared = super::dispatch(&host, &started.call).await;
-                        (index, started, prepared)
-                    })
-                }
-                _ => {
-                    let host = host.clone();
-                    Box::pin(async move {
-                        let span = started.span.clone();
-                        let prepared = super::dispatch(&host, &started.call).instrument(span).await;
-                        (index, started, prepared)
-                    })
-                }
-            };
-            // A dispatch that does not complete on its first poll joins the set in flight, which
-            // polls it again (registering the set's own waker).
-            self.in_flight.push(dispatch);
-            return true;
+        let Some(index) = self.ready_to_launch else {
+            return false;
+        };
+        if self.in_flight.len() >= self.cap {
+            return false;
         }
-        false
+        self.ready_to_launch = None;
+        let Some(started) = self.slots[index].started.take() else {
+            unreachable!("a call ready to launch was prepared");
+        };
+        self.dispatch(index, started, cx);
+        true
+    }
+
+    /// Dispatches a prepared call (a dispatch slot is free): up to its body's first poll right
+    /// here, where a body that completes (the common case for quick tools) needs no future of
+    /// its own and its call is committed at once when it is next in order; a dispatch that goes
+    /// on joins the set in flight, which polls it again (registering the set's own waker).
+    fn dispatch(&mut self, index: usize, started: Started, cx: &mut Context<'_>) {
+        let entered = started.span.enter();
+        let first = super::first_poll::first_poll(&self.host, &started.call, cx);
+        drop(entered);
+        let host = &self.host;
+        let dispatch: Dispatching = match first {
+            FirstPoll::Done(prepared) => {
+                if index == self.next_commit() && self.committing.is_none() {
+                    self.commit(started, prepared);
+                } else {
+                    let slot = &mut self.slots[index];
+                    slot.started = Some(started);
+                    slot.outcome = Some(prepared);
+                }
+                return;
+            }
+            FirstPoll::Running(running) => {
+                let span = started.span.clone();
+                Box::pin(
+                    async move {
+                        let prepared = running.finish(&started.call).await;
+                        (index, started, prepared)
+                    }
+                    .instrument(span),
+                )
+            }
+            FirstPoll::Async if started.span.is_disabled() => {
+                let host = host.clone();
+                Box::pin(async move {
+                    let prepared = super::dispatch(&host, &started.call).await;
+                    (index, started, prepared)
+                })
+            }
+            FirstPoll::Async => {
+                let host = host.clone();
+                Box::pin(async move {
+                    let span = started.span.clone();
+                    let prepared = super::dispatch(&host, &started.call).instrument(span).await;
+                    (index, started, prepared)
+                })
+            }
+        };
+        self.in_flight.push(dispatch);
     }
 
     /// Finishes the running preparation, or starts the next one when the rules allow it.
@@ -425,14 +438,25 @@ impl<H: Host> Scheduler<H> {
         drop(entered);
         match prepared {
             Ok(prepared) => {
-                self.slots[index].started = Some(Started {
+                let started = Started {
                     call,
                     span,
                     started,
-                });
+                };
                 match prepared {
-                    Prepared::Dispatch => self.ready_to_launch = Some(index),
-                    other => self.slots[index].outcome = Some(other),
+                    // Dispatched in this same pass when a dispatch slot is free.
+                    Prepared::Dispatch if self.in_flight.len() < self.cap => {
+                        self.dispatch(index, started, cx);
+                    }
+                    Prepared::Dispatch => {
+                        self.slots[index].started = Some(started);
+                        self.ready_to_launch = Some(index);
+                    }
+                    other => {
+                        let slot = &mut self.slots[index];
+                        slot.started = Some(started);
+                        slot.outcome = Some(other);
+                    }
                 }
             }
             Err(chain) => {
@@ -478,7 +502,14 @@ impl<H: Host> Future for Scheduler<H> {
             let mut progressed = this.poll_source(cx);
             progressed |= this.poll_commit(cx);
             progressed |= this.poll_dispatches(cx);
-            progressed |= this.poll_prepare(cx);
+            while this.poll_prepare(cx) {
+                progressed = true;
+                // Straight on to the next call while every call so far is committed (quick
+                // calls: nothing else has anything to do).
+                if this.next_commit() != this.next_prepare || this.preparing.is_some() {
+                    break;
+                }
+            }
             if this.done() {
                 return Poll::Ready(match &mut this.shape {
                     Shape::Batch(results) => std::mem::take(results),
