@@ -496,10 +496,12 @@ impl<H: Host> Future for Scheduler<H> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.get_mut();
+        // The source is read once per poll: it takes every input already sent, and nothing
+        // this poll does sends more (a later send wakes the task).
+        let mut progressed = this.poll_source(cx);
         loop {
             // Each step registers the waker of whatever it waits on; loop while anything moved
             // so a future started in this poll is polled before returning `Pending`.
-            let mut progressed = this.poll_source(cx);
             progressed |= this.poll_commit(cx);
             progressed |= this.poll_dispatches(cx);
             while this.poll_prepare(cx) {
@@ -519,6 +521,7 @@ impl<H: Host> Future for Scheduler<H> {
             if !progressed {
                 return Poll::Pending;
             }
+            progressed = false;
         }
     }
 }

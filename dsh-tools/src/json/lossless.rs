@@ -89,19 +89,35 @@ pub fn is_lossless_number(n: &Number) -> bool {
 /// assert!(!is_lossless(&json!({"a": [1, negative_zero]})));
 /// ```
 pub fn is_lossless(v: &Value) -> bool {
+    // Only nested containers wait on the stack: a flat value is checked without allocating.
     let mut stack: Vec<&Value> = Vec::new();
     let mut current = v;
     loop {
-        match current {
-            Value::Number(n) if !is_lossless_number(n) => return false,
-            Value::Array(items) => stack.extend(items.iter()),
-            Value::Object(map) => stack.extend(map.values()),
-            _ => {}
+        let lossless = match current {
+            Value::Number(n) => is_lossless_number(n),
+            Value::Array(items) => items.iter().all(|item| member_lossless(item, &mut stack)),
+            Value::Object(map) => map.values().all(|item| member_lossless(item, &mut stack)),
+            _ => true,
+        };
+        if !lossless {
+            return false;
         }
         match stack.pop() {
             Some(next) => current = next,
             None => return true,
         }
+    }
+}
+
+/// A member of a container: a number is checked now, a container later (from `stack`).
+fn member_lossless<'a>(member: &'a Value, stack: &mut Vec<&'a Value>) -> bool {
+    match member {
+        Value::Number(n) => is_lossless_number(n),
+        Value::Array(_) | Value::Object(_) => {
+            stack.push(member);
+            true
+        }
+        _ => true,
     }
 }
 
@@ -175,6 +191,9 @@ mod tests {
         assert!(is_lossless(&json!(null)));
         assert!(!is_lossless(&neg_zero()));
         assert!(!is_lossless(&json!([[[neg_zero()]]])));
+        assert!(!is_lossless(&json!({"a": 1, "b": neg_zero()})));
+        assert!(!is_lossless(&json!(["x", {"y": [2, neg_zero()]}])));
+        assert!(is_lossless(&json!({"a": 1, "b": [0.5, {"c": "d"}]})));
         assert_eq!(find_lossy(&neg_zero()).as_deref(), Some("$"));
         assert_eq!(
             find_lossy(&json!([0, [neg_zero()]])).as_deref(),

@@ -40,9 +40,8 @@ pub(super) fn bindings(
     let functions = tools
         .iter()
         .map(|def| {
-            let name = def.name().to_owned();
-            let function = binding(name.clone(), exec, run, run_cancel);
-            (name, function)
+            let name = def.name();
+            (name.to_owned(), binding(name.into(), exec, run, run_cancel))
         })
         .chain(helpers)
         .collect();
@@ -57,7 +56,7 @@ pub(super) fn bindings(
 }
 
 fn binding(
-    name: String,
+    name: Arc<str>,
     exec: &ToolExecution,
     run: &Arc<Run>,
     run_cancel: &CancellationToken,
@@ -124,18 +123,18 @@ fn binding(
                                         reply,
                                     },
                                 );
-                            let mut input = ToolExecutionInput::new(
-                                format!("{call_id}:code:{number}"),
-                                name.clone(),
+                            let input = ToolExecutionInput {
+                                call_id: sub_call_id(&call_id, number),
+                                root_call_id: Some(String::from(&*root)),
+                                name: String::from(&*name),
                                 arguments,
-                            );
-                            input.root_call_id = Some(root.to_string());
-                            input.agent = agent;
-                            input.parent = Some(parent);
-                            input.progress = progress.clone();
-                            input.cancel = match &run.durable {
-                                Some(durable) => durable.live_cancel(number, &run_cancel),
-                                None => run_cancel.clone(),
+                                cancel: match &run.durable {
+                                    Some(durable) => durable.live_cancel(number, &run_cancel),
+                                    None => run_cancel.clone(),
+                                },
+                                agent,
+                                parent: Some(parent),
+                                progress: progress.clone(),
                             };
                             // A closed lane means the run is over; the reply then says so.
                             let _ = sender.send(input);
@@ -172,6 +171,29 @@ fn binding(
     })
 }
 
+/// `<call_id>:code:<number>`, the id of a sub-call (written without the formatting machinery:
+/// it is made for every call).
+fn sub_call_id(call_id: &str, number: usize) -> String {
+    const MARK: &str = ":code:";
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut rest = number;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    let digits = &digits[at..];
+    let mut id = String::with_capacity(call_id.len() + MARK.len() + digits.len());
+    id.push_str(call_id);
+    id.push_str(MARK);
+    id.extend(digits.iter().map(|&digit| char::from(digit)));
+    id
+}
+
 /// What a binding did with one call.
 enum Step {
     /// The run is over: nothing submitted.
@@ -182,4 +204,19 @@ enum Step {
     Replayed(Box<(usize, Value, JournalEntry)>),
     /// Refused (a divergence).
     Refused(String),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sub_call_id;
+
+    #[test]
+    fn sub_call_ids_number_the_calls() {
+        for number in [0, 1, 9, 10, 42, 1_000_007, usize::MAX] {
+            assert_eq!(
+                sub_call_id("call-1", number),
+                format!("call-1:code:{number}")
+            );
+        }
+    }
 }

@@ -95,5 +95,5 @@ fn take_reply(run: &Run, index: usize) -> Option<Pending> {
     run.replies
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
-        .remove(&index)
+        .take(index)
 }

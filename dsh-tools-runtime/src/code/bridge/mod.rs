@@ -7,9 +7,10 @@
 //! overlapping up to `max_parallel_sub_calls`, exclusive calls as barriers, commits in
 //! submission order.
 
-use std::collections::HashMap;
+use std::future::Future;
 use std::sync::atomic::AtomicUsize;
 use std::sync::{Arc, Mutex, PoisonError};
+use std::task::Poll;
 
 use dsh_tools::exec::{ToolExecutionInput, ToolRunContext};
 use dsh_tools::{ErrorInfo, ToolError};
@@ -20,6 +21,7 @@ use tokio_util::sync::CancellationToken;
 mod binding;
 mod commit;
 mod discovery;
+mod replies;
 
 pub(crate) use discovery::{DESCRIBE, SEARCH};
 
@@ -42,7 +44,7 @@ type Reply = oneshot::Sender<Result<Value, String>>;
 struct Pending {
     /// Its sub-call number (`<callId>:code:<number>`).
     number: usize,
-    name: String,
+    name: Arc<str>,
     /// A copy of the arguments, independent of the dispatched one, kept only when the run logs
     /// dispatch events or journals its calls (a durable run).
     arguments: Option<Value>,
@@ -63,7 +65,7 @@ struct Run {
     /// Sub-calls numbered so far.
     next: AtomicUsize,
     /// Submitted calls by lane index.
-    replies: Mutex<HashMap<usize, Pending>>,
+    replies: Mutex<replies::Replies>,
     over: CancellationToken,
     reason: Mutex<&'static str>,
     /// The durable side of a suspendable or resumed run.
@@ -125,7 +127,7 @@ pub(crate) async fn run_code(
     // sub-calls in flight finish.
     let program_stop = run_cancel.child_token();
     let (submit, source) = mpsc::unbounded_channel();
-    let (events, mut committed) = mpsc::unbounded_channel();
+    let (events, committed) = mpsc::unbounded_channel();
     let over = CancellationToken::new();
     let sink = registry.event_sink().filter(|_| exec.agent.is_some());
     let grants: RunGrants = Arc::default();
@@ -159,7 +161,7 @@ pub(crate) async fn run_code(
             lane_index: 0,
         }),
         next: AtomicUsize::new(durable.as_ref().map_or(0, |(run, ..)| run.calls_before())),
-        replies: Mutex::new(HashMap::new()),
+        replies: Mutex::default(),
         over,
         reason: Mutex::new(SETTLED),
         keeps_arguments: sink.is_some() || durable.is_some(),
@@ -191,22 +193,37 @@ pub(crate) async fn run_code(
         on_start,
     );
 
-    // Rule 13's commits, in submission order, as the lane reports them.
-    let pump = {
+    // The run's lane: the scheduler, then rule 13's commits in submission order as it reports
+    // them — polled in that order, so a call the scheduler commits settles in the same poll. A
+    // runtime that polls it on its own thread saves two cross-thread hand-offs per call; it
+    // leaves the unfinished rest for the host to drain once the program is over.
+    let lane = {
         let (run, ctx, sink) = (Arc::clone(&run), ctx.clone(), sink.clone());
-        async move {
-            while let Some(event) = committed.recv().await {
-                let log = sink.as_deref().map(|sink| (sink, &log_chain[..]));
-                commit::settle(&run, &ctx, log, event);
+        let mut scheduler = Some(scheduler);
+        let mut committed = Some(committed);
+        HostWork::new(std::future::poll_fn(move |cx| {
+            if let Some(lane) = &mut scheduler
+                && std::pin::Pin::new(lane).poll(cx).is_ready()
+            {
+                scheduler = None;
             }
-        }
+            while let Some(events) = &mut committed {
+                match events.poll_recv(cx) {
+                    Poll::Ready(Some(event)) => {
+                        let log = sink.as_deref().map(|sink| (sink, &log_chain[..]));
+                        commit::settle(&run, &ctx, log, event);
+                    }
+                    Poll::Ready(None) => committed = None,
+                    Poll::Pending => break,
+                }
+            }
+            if scheduler.is_none() && committed.is_none() {
+                Poll::Ready(())
+            } else {
+                Poll::Pending
+            }
+        }))
     };
-    // The run's lane: the scheduler and its commit pump. A runtime that polls it on its own
-    // thread saves two cross-thread hand-offs per call; it leaves the unfinished rest for the
-    // host to drain once the program is over.
-    let lane = HostWork::new(async move {
-        let _ = tokio::join!(scheduler, pump);
-    });
 
     let helpers = discovery::bindings(&registry, exec.agent);
     let bindings = binding::bindings(&tools, helpers, &exec, &run, &run_cancel);

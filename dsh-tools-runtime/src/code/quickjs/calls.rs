@@ -126,17 +126,19 @@ impl Calls {
                 crate::panic_message(&*payload)
             ))
         };
-        let args = call.args;
-        Box::pin(async move {
-            let result = match std::panic::catch_unwind(AssertUnwindSafe(|| function(args))) {
-                Ok(future) => AssertUnwindSafe(future)
+        // The binding is invoked right away, as the program makes the call: what it hands to
+        // the host (a `run_code` sub-call reaching its lane) is there before the next poll, so
+        // a call that completes at once settles in one round of polling.
+        match std::panic::catch_unwind(AssertUnwindSafe(|| function(call.args))) {
+            Ok(future) => Box::pin(async move {
+                let result = AssertUnwindSafe(future)
                     .catch_unwind()
                     .await
-                    .unwrap_or_else(panicked),
-                Err(payload) => panicked(payload),
-            };
-            (id, result)
-        })
+                    .unwrap_or_else(panicked);
+                (id, result)
+            }),
+            Err(payload) => Box::pin(std::future::ready((id, panicked(payload)))),
+        }
     }
 
     /// Polls the host's work, then the calls in flight; appends the calls that finished to
