@@ -248,6 +248,8 @@ impl<'a, P: Clone> Walker<'a, P> {
             return true;
         };
         let mut k = Keys::default();
+        // `description` and `title`, met in the pass (a map lookup hashes its key).
+        let mut texts: [Option<&Value>; 2] = [None, None];
         for (key, entry) in node {
             match key.as_str() {
                 "type" => k.ty = Some(entry),
@@ -261,6 +263,11 @@ impl<'a, P: Clone> Walker<'a, P> {
                     }
                 }
                 key if ANNOTATIONS.contains(&key) => {
+                    match key {
+                        "description" => texts[0] = Some(entry),
+                        "title" => texts[1] = Some(entry),
+                        _ => {}
+                    }
                     if !is_lossless(entry) {
                         report!(sink, clean, &path, |p| format!(
                             "{p}.{key} annotation must be lossless JSON data"
@@ -275,8 +282,8 @@ impl<'a, P: Clone> Walker<'a, P> {
                 }
             }
         }
-        for key in ["description", "title"] {
-            if node.get(key).is_some_and(|v| !v.is_string()) {
+        for (key, text) in ["description", "title"].into_iter().zip(texts) {
+            if text.is_some_and(|v| !v.is_string()) {
                 report!(sink, clean, &path, |p| format!(
                     "{p}.{key} must be a string"
                 ));

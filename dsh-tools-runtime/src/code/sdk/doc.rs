@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use dsh_tools::json::{collapse_js_whitespace, js_number_of};
+use dsh_tools::json::{collapse_js_whitespace, write_js_number_of};
 use serde_json::{Map, Value};
 
 use super::refs::resolve;
@@ -117,28 +117,34 @@ impl<'a> Scan<'a> {
             let Some(value) = value else {
                 continue;
             };
-            let text = match (*keyword, value) {
-                ("uniqueItems" | "deprecated", Value::Bool(true)) => String::new(),
-                ("uniqueItems" | "deprecated", _) => continue,
-                (_, Value::Number(n)) => js_number_of(n),
-                (_, Value::Bool(b)) => b.to_string(),
+            let tag = |out: &mut String| {
+                if !out.is_empty() {
+                    out.push(' ');
+                }
+                out.push('@');
+                out.push_str(keyword);
+            };
+            match (*keyword, value) {
+                ("uniqueItems" | "deprecated", Value::Bool(true)) => tag(out),
+                ("uniqueItems" | "deprecated", _) => {}
+                (_, Value::Number(n)) => {
+                    tag(out);
+                    out.push(' ');
+                    write_js_number_of(out, n);
+                }
+                (_, Value::Bool(b)) => {
+                    tag(out);
+                    out.push_str(if *b { " true" } else { " false" });
+                }
                 (_, Value::String(s)) => {
                     let s = collapse_js_whitespace(s);
-                    if s.is_empty() {
-                        continue;
+                    if !s.is_empty() {
+                        tag(out);
+                        out.push(' ');
+                        out.push_str(&s);
                     }
-                    s
                 }
-                _ => continue,
-            };
-            if !out.is_empty() {
-                out.push(' ');
-            }
-            out.push('@');
-            out.push_str(keyword);
-            if !text.is_empty() {
-                out.push(' ');
-                out.push_str(&text);
+                _ => {}
             }
         }
     }

@@ -71,12 +71,18 @@ pub(crate) struct Fragment {
 impl Fragment {
     /// Lowers and prints `tool`.
     pub(crate) fn of(tool: ToolView<'_>) -> Fragment {
+        Self::of_in(tool, &mut Types::new())
+    }
+
+    /// [`Fragment::of`], lowering into `types` (reset first; a caller printing many tools
+    /// reuses one arena).
+    pub(crate) fn of_in<'s>(tool: ToolView<'s>, types: &mut Types<'s>) -> Fragment {
+        types.reset();
         let comments = SingleThreadedComments::default();
         let mut builder = AstBuilder::for_fragment(&comments);
-        let mut types = Types::new();
-        let (args, output) = members(&mut builder, &mut types, tool);
+        let (args, output) = members(&mut builder, types, tool);
         let mut decls: Vec<ModuleItem> = Vec::new();
-        while let Some((name, ty)) = builder.deferred_decl(&types, decls.len()) {
+        while let Some((name, ty)) = builder.deferred_decl(types, decls.len()) {
             decls.push(alias(&name, ty));
         }
         let cm: Lrc<SourceMap> = Lrc::default();

@@ -180,6 +180,15 @@ impl<'s> Types<'s> {
         types
     }
 
+    /// Empties the arena back to its fixed nodes, keeping its buffers (an arena reused for
+    /// schemas of the same lifetime).
+    pub(crate) fn reset(&mut self) {
+        let fixed = TyId::RECORD_NEVER.index() + 1;
+        self.nodes.truncate(fixed);
+        self.bar_amp.truncate(fixed);
+        self.aliases.clear();
+    }
+
     /// Adds a node whose children are already in the arena.
     pub(crate) fn add(&mut self, ty: Ty<'s>) -> TyId {
         let flag = match &ty {

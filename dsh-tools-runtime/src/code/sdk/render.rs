@@ -126,9 +126,10 @@ pub fn sdk_declarations(tools: &[SdkTool]) -> String {
 fn assembled(tools: &[SdkTool], section: bool) -> Option<String> {
     let mut sorted: Vec<&SdkTool> = tools.iter().collect();
     sorted.sort_by(|a, b| name_order(&a.name, &b.name));
+    let mut types = Types::new();
     let fragments: Vec<Fragment> = sorted
         .iter()
-        .map(|tool| Fragment::of(ToolView::from(*tool)))
+        .map(|tool| Fragment::of_in(ToolView::from(*tool), &mut types))
         .collect();
     assemble(&fragments.iter().collect::<Vec<_>>(), section)
 }
