@@ -74,6 +74,8 @@ pub(crate) struct AstBuilder<'c> {
     json_value: Box<TsType>,
     json_object: Box<TsType>,
     record: Ident,
+    /// The text of the doc comment being made.
+    doc_buf: String,
 }
 
 impl<'c> AstBuilder<'c> {
@@ -92,6 +94,7 @@ impl<'c> AstBuilder<'c> {
             json_value: type_ref("JsonValue", None),
             json_object: type_ref("JsonObject", None),
             record: ident("Record"),
+            doc_buf: String::new(),
         }
     }
 
@@ -118,7 +121,9 @@ impl<'c> AstBuilder<'c> {
         }
         let pos = BytePos(self.next_pos);
         self.next_pos = self.next_pos.saturating_add(2);
-        let mut text = String::with_capacity(doc.len() + 1);
+        // The comment's text is interned (copied) by swc: written in a reused buffer.
+        let text = &mut self.doc_buf;
+        text.clear();
         text.push(' ');
         // U+2028 and U+2029 are the only line terminators outside ASCII (both start with 0xE2).
         if doc.bytes().any(|b| matches!(b, b'\n' | b'\r' | 0xe2)) {
@@ -137,7 +142,7 @@ impl<'c> AstBuilder<'c> {
             Comment {
                 kind: CommentKind::Line,
                 span: DUMMY_SP,
-                text: text.into(),
+                text: text.as_str().into(),
             },
         );
         Span::new(pos, pos)

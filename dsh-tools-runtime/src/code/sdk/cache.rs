@@ -149,7 +149,7 @@ impl SdkCache {
         let mut types: Option<Types<'_>> = None;
         for (slot, def) in held.iter_mut().zip(tools) {
             if slot.is_none() {
-                let types = types.get_or_insert_with(Types::new);
+                let types = types.get_or_insert_with(Types::for_ast);
                 let fragment = Fragment::of_in(ToolView::from(def), types);
                 let new = Arc::new(Held {
                     definition: def.clone(),

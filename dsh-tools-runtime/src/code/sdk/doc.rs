@@ -57,11 +57,6 @@ pub(crate) fn escape_comment_end(text: &str) -> Cow<'_, str> {
 /// an `anyOf`/`oneOf` (the `Optional[…]` shape of many generators).
 pub(crate) fn member_doc(schema: &Value, root: &Value) -> Option<String> {
     let own = Scan::of(schema.as_object()?);
-    let mut tags = String::new();
-    own.write_tags(&mut tags);
-    if let Some(branch) = own.branches.and_then(single_non_null_branch) {
-        Scan::of(branch).write_tags(&mut tags);
-    }
     let description = own
         .description
         .or_else(|| ref_description(own.reference?, root));
@@ -69,13 +64,14 @@ pub(crate) fn member_doc(schema: &Value, root: &Value) -> Option<String> {
     for branch in own.branches.and_then(Value::as_array).into_iter().flatten() {
         push_branch_description(&mut text, branch);
     }
-    if text.is_empty() && tags.is_empty() {
+    // The tags follow, space-separated (`write_tags` puts a space before each but a first).
+    own.write_tags(&mut text);
+    if let Some(branch) = own.branches.and_then(single_non_null_branch) {
+        Scan::of(branch).write_tags(&mut text);
+    }
+    if text.is_empty() {
         return None;
     }
-    if !text.is_empty() && !tags.is_empty() {
-        text.push(' ');
-    }
-    text.push_str(&tags);
     Some(text)
 }
 
