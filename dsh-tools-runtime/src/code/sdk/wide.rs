@@ -306,24 +306,18 @@ impl<'a> Lowerer<'a, '_> {
         );
         let mut children = ids.iter().copied();
         let first = self.parts.len().saturating_sub(plan.parts);
-        let had_parts = plan.parts > 0;
         let types = &mut *self.types;
         // One part (the common case) is its own type: no intersection to gather.
-        let single = if plan.parts == 1 {
-            self.parts
-                .pop()
-                .map(|part| part_type(types, part, &mut children))
+        let mut id = if plan.parts == 1 {
+            let part = self.parts.pop();
+            part.map_or(TyId::UNKNOWN, |part| part_type(types, part, &mut children))
+        } else if plan.parts > 0 {
+            let parts = self.parts.drain(first..);
+            let parts = parts.map(|part| part_type(types, part, &mut children));
+            let parts = parts.collect();
+            shape::intersect(self.types, parts)
         } else {
-            None
-        };
-        let mut parts = Vec::with_capacity(if single.is_some() { 0 } else { plan.parts });
-        for part in self.parts.drain(first..) {
-            parts.push(part_type(types, part, &mut children));
-        }
-        let mut id = match single {
-            Some(id) => id,
-            None if had_parts => shape::intersect(self.types, parts),
-            None => TyId::JSON,
+            TyId::JSON
         };
         if plan.nullable {
             id = shape::with_null(self.types, id);
