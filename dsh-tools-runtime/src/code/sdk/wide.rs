@@ -33,15 +33,16 @@ pub(crate) fn lower<'a>(types: &mut Types<'a>, root: &'a Value) -> TyId {
     let mut lowerer = Lowerer {
         root,
         types,
-        tasks: vec![Task::Enter(root)],
-        values: Vec::new(),
-        parts: Vec::new(),
+        tasks: Vec::with_capacity(16),
+        values: Vec::with_capacity(16),
+        parts: Vec::with_capacity(16),
         scratch: Vec::new(),
         ids: Vec::new(),
         active: HashSet::from([std::ptr::from_ref(root)]),
         recursive: HashMap::new(),
         budget: ENTER_BUDGET,
     };
+    lowerer.tasks.push(Task::Enter(root));
     while let Some(task) = lowerer.tasks.pop() {
         match task {
             Task::Enter(node) => lowerer.enter(node),
