@@ -102,6 +102,31 @@ mod tests {
     use super::*;
 
     #[test]
+    fn collapsed_text_is_copied_as_it_is() {
+        for s in [
+            "",
+            "a",
+            "a b",
+            "The file.",
+            "a  b",
+            " a",
+            "a ",
+            "a\tb",
+            "\u{e9} b",
+            "a\u{a0}b",
+            " ",
+        ] {
+            let words: Vec<&str> = s
+                .split(is_js_whitespace)
+                .filter(|w| !w.is_empty())
+                .collect();
+            assert_eq!(collapse_js_whitespace(s), words.join(" "), "{s:?}");
+        }
+        assert!(is_collapsed_ascii(b"a b.c"));
+        assert!(!is_collapsed_ascii(b"a  b"));
+    }
+
+    #[test]
     fn array_indices_are_canonical_and_below_two_pow_32_minus_one() {
         for (key, index) in [
             ("0", Some(0)),
