@@ -13,6 +13,7 @@
 //! - `validate-valid` / `validate-invalid`: `validate_args` of a typical 6-property schema on a
 //!   valid value / on one with three violations, messages rendered (the `validate_args` bench's);
 //! - `sdk10`: the SDK section for 10 tools, rendered from scratch (`render_tools_sdk`);
+//! - `sdk200`: the SDK section for the `sdk` bench's 200 tools, rendered from scratch;
 //! - `strip`: the type strip of a fixed three-call program (`strip_program`).
 //!
 //! Run it under `valgrind --tool=callgrind` for `N` and `2N` and divide the difference by `N` to
@@ -189,6 +190,77 @@ fn sdk10(n: u64) {
     }
 }
 
+/// The `sdk` bench's 200 generated tools (`dsh-tools-runtime/benches/sdk.rs`): half typed-Rust
+/// style (optional integers as `oneOf [integer, null]`), half MCP style, closed object outputs.
+#[cfg(feature = "code-mode")]
+fn sdk200(n: u64) {
+    use dsh_tools_runtime::code::sdk::{SdkTool, render_tools_sdk};
+
+    let rust_style = |i: usize| {
+        json!({
+            "type": "object",
+            "properties": {
+                "path": {"type": "string", "description": format!("The file to read for step {i}: absolute, or relative to the current directory.")},
+                "offset": {"oneOf": [{"type": "integer", "minimum": 0, "maximum": 9_007_199_254_740_991_u64}, {"type": "null"}], "description": "The first line to return, 1-based (default 1)."},
+                "limit": {"oneOf": [{"type": "integer", "minimum": 0, "maximum": 4_294_967_295_u64}, {"type": "null"}], "description": "The maximum number of lines to return."},
+                "recursive": {"oneOf": [{"type": "boolean"}, {"type": "null"}]}
+            },
+            "required": ["path"]
+        })
+    };
+    let mcp_style = |i: usize| {
+        json!({
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "type": "object",
+            "properties": {
+                "query": {"type": "string", "description": format!("Search query number {i} (max 400 chars)"), "maxLength": 400},
+                "mode": {"type": "string", "enum": ["fast", "thorough", "exhaustive"]},
+                "filters": {"type": "array", "items": {"type": "object", "properties": {
+                    "field": {"type": "string"},
+                    "value": {"type": ["string", "number", "null"]}
+                }, "required": ["field", "value"], "additionalProperties": false}},
+                "count": {"type": "number", "minimum": 1, "maximum": 20, "default": 10}
+            },
+            "required": ["query"],
+            "additionalProperties": false
+        })
+    };
+    let output = |i: usize| {
+        json!({
+            "type": "object",
+            "properties": {
+                "id": {"type": "string"},
+                "items": {"type": "array", "items": {"type": "object", "properties": {
+                    "name": {"type": "string"},
+                    "score": {"type": "number"},
+                    "tags": {"type": "array", "items": {"type": "string"}}
+                }, "required": ["name", "score", "tags"], "additionalProperties": false}},
+                "total": {"type": "integer"},
+                "next": {"oneOf": [{"type": "string"}, {"type": "null"}], "description": format!("Cursor {i}")}
+            },
+            "required": ["id", "items", "total", "next"],
+            "additionalProperties": false
+        })
+    };
+    let tools: Vec<SdkTool> = (0..200)
+        .map(|i| SdkTool {
+            name: format!("tool_{:04}", (i * 7919) % 200),
+            description: format!(
+                "Tool number {i}: does one thing well and explains it in a sentence or two."
+            ),
+            parameters: if i % 2 == 0 {
+                rust_style(i)
+            } else {
+                mcp_style(i)
+            },
+            output: output(i),
+        })
+        .collect();
+    for _ in 0..1 + n {
+        std::hint::black_box(render_tools_sdk(std::hint::black_box(&tools)));
+    }
+}
+
 #[cfg(feature = "code-mode")]
 fn strip(n: u64) {
     use dsh_tools_runtime::code::strip::{SourceLimits, strip_program};
@@ -226,10 +298,12 @@ fn main() {
         #[cfg(feature = "code-mode")]
         "sdk10" => sdk10(n),
         #[cfg(feature = "code-mode")]
+        "sdk200" => sdk200(n),
+        #[cfg(feature = "code-mode")]
         "strip" => strip(n),
         other => {
             eprintln!(
-                "unknown probe {other:?}: execute, awaited, batch, sequential, validate-valid, validate-invalid, sdk10 or strip"
+                "unknown probe {other:?}: execute, awaited, batch, sequential, validate-valid, validate-invalid, sdk10, sdk200 or strip"
             );
             std::process::exit(2);
         }

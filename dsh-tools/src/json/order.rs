@@ -69,6 +69,9 @@ pub fn is_js_whitespace(c: char) -> bool {
 /// assert_eq!(collapse_js_whitespace(" \n "), "");
 /// ```
 pub fn collapse_js_whitespace(s: &str) -> String {
+    if is_collapsed_ascii(s.as_bytes()) {
+        return s.to_owned();
+    }
     let mut out = String::with_capacity(s.len());
     for word in s.split(is_js_whitespace).filter(|w| !w.is_empty()) {
         if !out.is_empty() {
@@ -79,9 +82,49 @@ pub fn collapse_js_whitespace(s: &str) -> String {
     out
 }
 
+/// Whether `s` is printable ASCII whose spaces are single and inside (the common text that
+/// [`collapse_js_whitespace`] leaves as it is).
+fn is_collapsed_ascii(s: &[u8]) -> bool {
+    let mut after_space = true;
+    for &b in s {
+        match b {
+            b' ' if after_space => return false,
+            b' ' => after_space = true,
+            0x21..=0x7e => after_space = false,
+            _ => return false,
+        }
+    }
+    !after_space || s.is_empty()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn collapsed_text_is_copied_as_it_is() {
+        for s in [
+            "",
+            "a",
+            "a b",
+            "The file.",
+            "a  b",
+            " a",
+            "a ",
+            "a\tb",
+            "\u{e9} b",
+            "a\u{a0}b",
+            " ",
+        ] {
+            let words: Vec<&str> = s
+                .split(is_js_whitespace)
+                .filter(|w| !w.is_empty())
+                .collect();
+            assert_eq!(collapse_js_whitespace(s), words.join(" "), "{s:?}");
+        }
+        assert!(is_collapsed_ascii(b"a b.c"));
+        assert!(!is_collapsed_ascii(b"a  b"));
+    }
 
     #[test]
     fn array_indices_are_canonical_and_below_two_pow_32_minus_one() {

@@ -248,6 +248,8 @@ impl<'a, P: Clone> Walker<'a, P> {
             return true;
         };
         let mut k = Keys::default();
+        // `description` and `title`, met in the pass (a map lookup hashes its key).
+        let mut texts: [Option<&Value>; 2] = [None, None];
         for (key, entry) in node {
             match key.as_str() {
                 "type" => k.ty = Some(entry),
@@ -261,6 +263,11 @@ impl<'a, P: Clone> Walker<'a, P> {
                     }
                 }
                 key if ANNOTATIONS.contains(&key) => {
+                    match key {
+                        "description" => texts[0] = Some(entry),
+                        "title" => texts[1] = Some(entry),
+                        _ => {}
+                    }
                     if !is_lossless(entry) {
                         report!(sink, clean, &path, |p| format!(
                             "{p}.{key} annotation must be lossless JSON data"
@@ -275,8 +282,8 @@ impl<'a, P: Clone> Walker<'a, P> {
                 }
             }
         }
-        for key in ["description", "title"] {
-            if node.get(key).is_some_and(|v| !v.is_string()) {
+        for (key, text) in ["description", "title"].into_iter().zip(texts) {
+            if text.is_some_and(|v| !v.is_string()) {
                 report!(sink, clean, &path, |p| format!(
                     "{p}.{key} must be a string"
                 ));
@@ -661,7 +668,7 @@ impl<'a, P: Clone> Walker<'a, P> {
         clean: &mut bool,
     ) -> bool {
         for key in self.vocab.typed_keywords() {
-            if node.contains_key(*key) {
+            if has_key(node, key) {
                 report!(sink, clean, path, |p| format!(
                     "{p}.{key} is not supported beside oneOf"
                 ));
@@ -677,12 +684,22 @@ impl<'a, P: Clone> Walker<'a, P> {
         sink: &mut S,
         clean: &mut bool,
     ) -> bool {
-        if let Some(required) = node.get("required") {
+        // One pass over the node's keys (a map lookup hashes its key).
+        let (mut required, mut properties, mut additional) = (None, None, None);
+        for (key, value) in node {
+            match key.as_str() {
+                "required" => required = Some(value),
+                "properties" => properties = Some(value),
+                "additionalProperties" => additional = Some(value),
+                _ => {}
+            }
+        }
+        if let Some(required) = required {
             match required.as_array() {
                 Some(names) if names.iter().all(Value::is_string) => {
-                    let declared = node.get("properties").and_then(Value::as_object);
+                    let declared = properties.and_then(Value::as_object);
                     for name in names.iter().filter_map(Value::as_str) {
-                        if !declared.is_some_and(|p| p.contains_key(name)) {
+                        if !declared.is_some_and(|p| has_key(p, name)) {
                             report!(sink, clean, path, |p| format!(
                                 "{p}.required names \"{name}\" which is not in properties"
                             ));
@@ -696,7 +713,7 @@ impl<'a, P: Clone> Walker<'a, P> {
                 }
             }
         }
-        match (node.get("additionalProperties"), self.vocab) {
+        match (additional, self.vocab) {
             (None | Some(Value::Bool(_)), _) | (Some(Value::Object(_)), Vocabulary::Parameters) => {
             }
             (Some(_), Vocabulary::Parameters) => {
@@ -711,6 +728,15 @@ impl<'a, P: Clone> Walker<'a, P> {
             }
         }
         true
+    }
+}
+
+/// Whether `map` has `key` (small maps are scanned: cheaper than hashing the key).
+fn has_key(map: &Map<String, Value>, key: &str) -> bool {
+    if map.len() <= 8 {
+        map.keys().any(|k| k == key)
+    } else {
+        map.contains_key(key)
     }
 }
 

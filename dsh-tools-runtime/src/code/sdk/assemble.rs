@@ -154,7 +154,7 @@ pub(crate) fn push_interface(out: &mut String, map: &str, members: &[MemberText<
     out.push_str("interface ");
     out.push_str(map);
     out.push_str(" {");
-    let mut first: HashMap<&str, &str> = HashMap::new();
+    let mut first: HashMap<&str, &str> = HashMap::with_capacity(members.len());
     for member in members {
         out.push('\n');
         let text = member.text.as_ref();

@@ -18,6 +18,7 @@
 //! (`n`: the alias's index in [`AstBuilder::deferred`]), and records each alias's generation, so
 //! the names can be given once the whole tool set is known.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use swc_common::comments::{Comment, CommentKind, Comments, SingleThreadedComments};
@@ -73,6 +74,8 @@ pub(crate) struct AstBuilder<'c> {
     json_value: Box<TsType>,
     json_object: Box<TsType>,
     record: Ident,
+    /// The text of the doc comment being made.
+    doc_buf: String,
 }
 
 impl<'c> AstBuilder<'c> {
@@ -91,6 +94,7 @@ impl<'c> AstBuilder<'c> {
             json_value: type_ref("JsonValue", None),
             json_object: type_ref("JsonObject", None),
             record: ident("Record"),
+            doc_buf: String::new(),
         }
     }
 
@@ -117,21 +121,28 @@ impl<'c> AstBuilder<'c> {
         }
         let pos = BytePos(self.next_pos);
         self.next_pos = self.next_pos.saturating_add(2);
-        let mut text = String::with_capacity(doc.len() + 1);
+        // The comment's text is interned (copied) by swc: written in a reused buffer.
+        let text = &mut self.doc_buf;
+        text.clear();
         text.push(' ');
-        text.extend(doc.chars().map(|c| {
-            if matches!(c, '\n' | '\r' | '\u{2028}' | '\u{2029}') {
-                ' '
-            } else {
-                c
-            }
-        }));
+        // U+2028 and U+2029 are the only line terminators outside ASCII (both start with 0xE2).
+        if doc.bytes().any(|b| matches!(b, b'\n' | b'\r' | 0xe2)) {
+            text.extend(doc.chars().map(|c| {
+                if matches!(c, '\n' | '\r' | '\u{2028}' | '\u{2029}') {
+                    ' '
+                } else {
+                    c
+                }
+            }));
+        } else {
+            text.push_str(doc);
+        }
         self.comments.add_leading(
             pos,
             Comment {
                 kind: CommentKind::Line,
                 span: DUMMY_SP,
-                text: text.into(),
+                text: text.as_str().into(),
             },
         );
         Span::new(pos, pos)
@@ -183,11 +194,11 @@ impl<'c> AstBuilder<'c> {
         }
         let depth = depth + 1;
         Box::new(match node {
-            Ty::Union(_) => {
-                let members = flatten(types, id, |t| matches!(t, Ty::Union(_)));
+            Ty::Union(members) => {
+                let members = flatten(types, id, members, |t| matches!(t, Ty::Union(_)));
                 let types = members
-                    .into_iter()
-                    .map(|m| self.build(types, m, depth))
+                    .iter()
+                    .map(|m| self.build(types, *m, depth))
                     .collect();
                 TsType::TsUnionOrIntersectionType(TsUnionOrIntersectionType::TsUnionType(
                     TsUnionType {
@@ -196,13 +207,13 @@ impl<'c> AstBuilder<'c> {
                     },
                 ))
             }
-            Ty::Inter(_) => {
-                let members = flatten(types, id, |t| matches!(t, Ty::Inter(_)));
+            Ty::Inter(members) => {
+                let members = flatten(types, id, members, |t| matches!(t, Ty::Inter(_)));
                 let types = members
-                    .into_iter()
+                    .iter()
                     .map(|m| {
-                        let paren = matches!(printed_node(types, m), Ty::Union(_));
-                        paren_if(paren, self.build(types, m, depth))
+                        let paren = matches!(printed_node(types, *m), Ty::Union(_));
+                        paren_if(paren, self.build(types, *m, depth))
                     })
                     .collect();
                 TsType::TsUnionOrIntersectionType(TsUnionOrIntersectionType::TsIntersectionType(
@@ -357,8 +368,17 @@ fn needs_paren(types: &Types<'_>, id: TyId) -> bool {
     matches!(printed_node(types, id), Ty::Union(_) | Ty::Inter(_))
 }
 
-/// The members of the union/intersection `id`, with nested ones of the same kind spliced in.
-fn flatten(types: &Types<'_>, id: TyId, same: impl Fn(&Ty<'_>) -> bool) -> Vec<TyId> {
+/// The members of the union/intersection `id` (its own `members` when none is of the same
+/// kind), with nested ones of the same kind spliced in.
+fn flatten<'t>(
+    types: &Types<'_>,
+    id: TyId,
+    members: &'t [TyId],
+    same: impl Fn(&Ty<'_>) -> bool,
+) -> Cow<'t, [TyId]> {
+    if !members.iter().any(|m| same(types.get(*m))) {
+        return Cow::Borrowed(members);
+    }
     let mut out = Vec::new();
     let mut stack = vec![id];
     while let Some(next) = stack.pop() {
@@ -369,7 +389,7 @@ fn flatten(types: &Types<'_>, id: TyId, same: impl Fn(&Ty<'_>) -> bool) -> Vec<T
             _ => out.push(next),
         }
     }
-    out
+    Cow::Owned(out)
 }
 
 fn paren_if(paren: bool, ty: Box<TsType>) -> Box<TsType> {

@@ -9,6 +9,7 @@ use dsh_tools::ToolDefinition;
 
 use super::assemble::assemble;
 use super::fragment::Fragment;
+use super::ir::Types;
 use super::render::{
     SdkTool, ToolView, name_order, sdk_declarations_whole, sdk_tool_from, section,
 };
@@ -145,9 +146,11 @@ impl SdkCache {
                 .collect()
         };
         let mut printed = Vec::new();
+        let mut types: Option<Types<'_>> = None;
         for (slot, def) in held.iter_mut().zip(tools) {
             if slot.is_none() {
-                let fragment = Fragment::of(ToolView::from(def));
+                let types = types.get_or_insert_with(Types::for_ast);
+                let fragment = Fragment::of_in(ToolView::from(def), types);
                 let new = Arc::new(Held {
                     definition: def.clone(),
                     fragment,

@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use dsh_tools::json::{collapse_js_whitespace, js_number_of};
+use dsh_tools::json::{collapse_js_whitespace, write_js_number_of};
 use serde_json::{Map, Value};
 
 use super::refs::resolve;
@@ -57,11 +57,6 @@ pub(crate) fn escape_comment_end(text: &str) -> Cow<'_, str> {
 /// an `anyOf`/`oneOf` (the `Optional[…]` shape of many generators).
 pub(crate) fn member_doc(schema: &Value, root: &Value) -> Option<String> {
     let own = Scan::of(schema.as_object()?);
-    let mut tags = String::new();
-    own.write_tags(&mut tags);
-    if let Some(branch) = own.branches.and_then(single_non_null_branch) {
-        Scan::of(branch).write_tags(&mut tags);
-    }
     let description = own
         .description
         .or_else(|| ref_description(own.reference?, root));
@@ -69,13 +64,14 @@ pub(crate) fn member_doc(schema: &Value, root: &Value) -> Option<String> {
     for branch in own.branches.and_then(Value::as_array).into_iter().flatten() {
         push_branch_description(&mut text, branch);
     }
-    if text.is_empty() && tags.is_empty() {
+    // The tags follow, space-separated (`write_tags` puts a space before each but a first).
+    own.write_tags(&mut text);
+    if let Some(branch) = own.branches.and_then(single_non_null_branch) {
+        Scan::of(branch).write_tags(&mut text);
+    }
+    if text.is_empty() {
         return None;
     }
-    if !text.is_empty() && !tags.is_empty() {
-        text.push(' ');
-    }
-    text.push_str(&tags);
     Some(text)
 }
 
@@ -117,28 +113,34 @@ impl<'a> Scan<'a> {
             let Some(value) = value else {
                 continue;
             };
-            let text = match (*keyword, value) {
-                ("uniqueItems" | "deprecated", Value::Bool(true)) => String::new(),
-                ("uniqueItems" | "deprecated", _) => continue,
-                (_, Value::Number(n)) => js_number_of(n),
-                (_, Value::Bool(b)) => b.to_string(),
+            let tag = |out: &mut String| {
+                if !out.is_empty() {
+                    out.push(' ');
+                }
+                out.push('@');
+                out.push_str(keyword);
+            };
+            match (*keyword, value) {
+                ("uniqueItems" | "deprecated", Value::Bool(true)) => tag(out),
+                ("uniqueItems" | "deprecated", _) => {}
+                (_, Value::Number(n)) => {
+                    tag(out);
+                    out.push(' ');
+                    write_js_number_of(out, n);
+                }
+                (_, Value::Bool(b)) => {
+                    tag(out);
+                    out.push_str(if *b { " true" } else { " false" });
+                }
                 (_, Value::String(s)) => {
                     let s = collapse_js_whitespace(s);
-                    if s.is_empty() {
-                        continue;
+                    if !s.is_empty() {
+                        tag(out);
+                        out.push(' ');
+                        out.push_str(&s);
                     }
-                    s
                 }
-                _ => continue,
-            };
-            if !out.is_empty() {
-                out.push(' ');
-            }
-            out.push('@');
-            out.push_str(keyword);
-            if !text.is_empty() {
-                out.push(' ');
-                out.push_str(&text);
+                _ => {}
             }
         }
     }

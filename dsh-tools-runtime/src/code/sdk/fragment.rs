@@ -16,7 +16,7 @@ use swc_ecma_ast::{ModuleItem, TsTypeElement};
 use super::ast::AstBuilder;
 use super::ir::{Types, is_bare_key};
 use super::print::{Mark, print_item};
-use super::render::{ToolView, alias, interface, members};
+use super::render::{ToolView, alias, members};
 use crate::code::fence::longest_backtick_run;
 
 /// A printed text and the placeholders in it.
@@ -71,12 +71,18 @@ pub(crate) struct Fragment {
 impl Fragment {
     /// Lowers and prints `tool`.
     pub(crate) fn of(tool: ToolView<'_>) -> Fragment {
+        Self::of_in(tool, &mut Types::for_ast())
+    }
+
+    /// [`Fragment::of`], lowering into `types` (reset first; a caller printing many tools
+    /// reuses one arena).
+    pub(crate) fn of_in<'s>(tool: ToolView<'s>, types: &mut Types<'s>) -> Fragment {
+        types.reset();
         let comments = SingleThreadedComments::default();
         let mut builder = AstBuilder::for_fragment(&comments);
-        let mut types = Types::new();
-        let (args, output) = members(&mut builder, &mut types, tool);
+        let (args, output) = members(&mut builder, types, tool);
         let mut decls: Vec<ModuleItem> = Vec::new();
-        while let Some((name, ty)) = builder.deferred_decl(&types, decls.len()) {
+        while let Some((name, ty)) = builder.deferred_decl(types, decls.len()) {
             decls.push(alias(&name, ty));
         }
         let cm: Lrc<SourceMap> = Lrc::default();
@@ -119,14 +125,9 @@ pub(crate) fn print_member(
     name: &str,
     comments: &SingleThreadedComments,
 ) -> MemberPiece {
-    const OPEN: &str = "interface I {\n";
-    let (mut text, mut marks) = print_item(cm, &interface("I", vec![member]), comments);
-    debug_assert!(text.starts_with(OPEN) && text.ends_with("\n}"));
-    text.truncate(text.len().saturating_sub(2));
-    text.drain(..OPEN.len().min(text.len()));
-    for mark in &mut marks {
-        mark.at = mark.at.saturating_sub(OPEN.len());
-    }
+    // Printed on its own, a member reads as it does in an interface body (`;` included; the
+    // body's line breaks around it are the interface's).
+    let (text, marks) = print_item(cm, &member, comments);
     // A doc is one `//` line (its text has no line terminator); then the key, `: ` and the type.
     let key_at = if text.starts_with("//") {
         text.find('\n').map_or(0, |i| i + 1)

@@ -144,8 +144,11 @@ pub(crate) struct Alias {
 #[derive(Debug)]
 pub(crate) struct Types<'s> {
     nodes: Vec<Ty<'s>>,
-    /// Whether the printed text of each node contains `|` or `&`.
+    /// Whether the printed text of each node contains `|` or `&` (all `false` when not
+    /// tracked).
     bar_amp: Vec<bool>,
+    /// Whether `bar_amp` is computed: the text printer reads it, the SDK's AST does not.
+    track_bar_amp: bool,
     aliases: Vec<Alias>,
 }
 
@@ -158,9 +161,20 @@ impl Default for Types<'_> {
 impl<'s> Types<'s> {
     /// A new arena holding the fixed nodes (`TyId::STRING` … `TyId::RECORD_NEVER`).
     pub(crate) fn new() -> Self {
+        Self::with_tracking(true)
+    }
+
+    /// [`Types::new`] for the SDK's AST, which parenthesises by node kind: [`Types::bar_amp`]
+    /// is not computed (always `false`).
+    pub(crate) fn for_ast() -> Self {
+        Self::with_tracking(false)
+    }
+
+    fn with_tracking(track_bar_amp: bool) -> Self {
         let mut types = Types {
             nodes: Vec::with_capacity(64),
             bar_amp: Vec::with_capacity(64),
+            track_bar_amp,
             aliases: Vec::new(),
         };
         for kw in [
@@ -180,9 +194,27 @@ impl<'s> Types<'s> {
         types
     }
 
+    /// Empties the arena back to its fixed nodes, keeping its buffers (an arena reused for
+    /// schemas of the same lifetime).
+    pub(crate) fn reset(&mut self) {
+        let fixed = TyId::RECORD_NEVER.index() + 1;
+        self.nodes.truncate(fixed);
+        self.bar_amp.truncate(fixed);
+        self.aliases.clear();
+    }
+
     /// Adds a node whose children are already in the arena.
     pub(crate) fn add(&mut self, ty: Ty<'s>) -> TyId {
-        let flag = match &ty {
+        let flag = self.track_bar_amp && self.computed_bar_amp(&ty);
+        let id = TyId(u32::try_from(self.nodes.len()).unwrap_or(u32::MAX));
+        self.nodes.push(ty);
+        self.bar_amp.push(flag);
+        id
+    }
+
+    /// Whether the printed text of `ty` contains `|` or `&`.
+    fn computed_bar_amp(&self, ty: &Ty<'s>) -> bool {
+        match ty {
             Ty::Kw(_) | Ty::JsonValue | Ty::Lit(Lit::Num(..) | Lit::Bool(_)) => false,
             Ty::Lit(Lit::Str(s)) => has_bar_amp(s),
             Ty::Union(members) | Ty::Inter(members) => {
@@ -197,11 +229,7 @@ impl<'s> Types<'s> {
                     || m.doc.as_deref().is_some_and(has_bar_amp)
                     || self.bar_amp(m.ty)
             }),
-        };
-        let id = TyId(u32::try_from(self.nodes.len()).unwrap_or(u32::MAX));
-        self.nodes.push(ty);
-        self.bar_amp.push(flag);
-        id
+        }
     }
 
     /// The node `id`.

@@ -41,10 +41,11 @@ pub(crate) fn print_items(items: &[ModuleItem], comments: &SingleThreadedComment
     into_string(buf)
 }
 
-/// Prints one declaration, with the [`Mark`]s of its placeholders.
-pub(crate) fn print_item(
+/// Prints one declaration (or any other node, such as an interface member), with the
+/// [`Mark`]s of its placeholders.
+pub(crate) fn print_item<N: Node>(
     cm: &Lrc<SourceMap>,
-    item: &ModuleItem,
+    item: &N,
     comments: &SingleThreadedComments,
 ) -> (String, Vec<Mark>) {
     let mut buf = Vec::with_capacity(256);
@@ -53,9 +54,9 @@ pub(crate) fn print_item(
     (into_string(buf), marks)
 }
 
-fn emit(
+fn emit<N: Node>(
     cm: &Lrc<SourceMap>,
-    item: &ModuleItem,
+    item: &N,
     comments: &SingleThreadedComments,
     buf: &mut Vec<u8>,
     marks: &mut Vec<Mark>,

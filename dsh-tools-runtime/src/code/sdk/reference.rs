@@ -44,8 +44,8 @@ pub(crate) fn lower<'s>(types: &mut Types<'s>, schema: &'s Value) -> TyId {
                 values.push(id);
             }
             Task::Object(properties, required, closed) => {
-                let children = values.split_off(values.len().saturating_sub(properties.len()));
-                let id = object(types, properties, required, closed, children);
+                let at = values.len().saturating_sub(properties.len());
+                let id = object(types, properties, required, closed, values.drain(at..));
                 values.push(id);
             }
         }
@@ -123,18 +123,17 @@ fn object<'s>(
     properties: &'s Map<String, Value>,
     required: Option<&Value>,
     closed: bool,
-    children: Vec<TyId>,
+    children: impl Iterator<Item = TyId>,
 ) -> TyId {
-    let required: Vec<&str> = required
+    let required = required
         .and_then(Value::as_array)
-        .map(|names| names.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
+        .map_or(&[][..], Vec::as_slice);
     let members = properties
         .iter()
         .zip(children)
         .map(|((key, schema), ty)| Member {
             key: key.as_str(),
-            optional: !required.contains(&key.as_str()),
+            optional: !required.iter().any(|name| name.as_str() == Some(key)),
             doc: schema
                 .as_object()
                 .and_then(|m| m.iter().find(|(k, _)| *k == "description"))

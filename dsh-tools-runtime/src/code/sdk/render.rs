@@ -9,10 +9,7 @@ use serde_json::Value;
 use swc_common::comments::SingleThreadedComments;
 use swc_common::sync::Lrc;
 use swc_common::{DUMMY_SP, SourceMap};
-use swc_ecma_ast::{
-    Decl, ModuleItem, Stmt, TsInterfaceBody, TsInterfaceDecl, TsType, TsTypeAliasDecl,
-    TsTypeElement,
-};
+use swc_ecma_ast::{Decl, ModuleItem, Stmt, TsType, TsTypeAliasDecl, TsTypeElement};
 
 use super::INSTRUCTIONS;
 use super::assemble::{MemberText, assemble, push_interface};
@@ -126,9 +123,10 @@ pub fn sdk_declarations(tools: &[SdkTool]) -> String {
 fn assembled(tools: &[SdkTool], section: bool) -> Option<String> {
     let mut sorted: Vec<&SdkTool> = tools.iter().collect();
     sorted.sort_by(|a, b| name_order(&a.name, &b.name));
+    let mut types = Types::for_ast();
     let fragments: Vec<Fragment> = sorted
         .iter()
-        .map(|tool| Fragment::of(ToolView::from(*tool)))
+        .map(|tool| Fragment::of_in(ToolView::from(*tool), &mut types))
         .collect();
     assemble(&fragments.iter().collect::<Vec<_>>(), section)
 }
@@ -151,7 +149,7 @@ pub fn sdk_declarations_whole(tools: &[SdkTool]) -> String {
     sorted.sort_by(|a, b| name_order(&a.name, &b.name));
     let comments = SingleThreadedComments::default();
     let mut builder = AstBuilder::new(&comments);
-    let mut types = Types::new();
+    let mut types = Types::for_ast();
     let mut args = Vec::with_capacity(sorted.len());
     let mut outputs = Vec::with_capacity(sorted.len());
     for (i, tool) in sorted.iter().enumerate() {
@@ -269,19 +267,5 @@ pub(crate) fn alias(name: &str, ty: Box<TsType>) -> ModuleItem {
         id: ident(name),
         type_params: None,
         type_ann: ty,
-    })))
-}
-
-pub(crate) fn interface(name: &str, members: Vec<TsTypeElement>) -> ModuleItem {
-    decl(Decl::TsInterface(Box::new(TsInterfaceDecl {
-        span: DUMMY_SP,
-        id: ident(name),
-        declare: false,
-        type_params: None,
-        extends: Vec::new(),
-        body: TsInterfaceBody {
-            span: DUMMY_SP,
-            body: members,
-        },
     })))
 }

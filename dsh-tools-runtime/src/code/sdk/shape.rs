@@ -71,9 +71,9 @@ pub(crate) fn object_plan<'a>(
     root: &'a Value,
     children: &mut Vec<Child<'a>>,
 ) -> ObjectPlan<'a> {
-    let required: Vec<&str> = match k.required {
-        Some(Value::Array(names)) => names.iter().filter_map(Value::as_str).collect(),
-        _ => Vec::new(),
+    let required: &[Value] = match k.required {
+        Some(Value::Array(names)) => names,
+        _ => &[],
     };
     let mut props = Vec::new();
     let declared = match k.properties {
@@ -83,14 +83,19 @@ pub(crate) fn object_plan<'a>(
     for (key, schema) in declared.into_iter().flatten() {
         props.push(PropPlan {
             key,
-            optional: !required.contains(&key.as_str()),
+            optional: !required.iter().any(|name| name.as_str() == Some(key)),
             doc: member_doc(schema, root),
         });
         children.push(Child::Schema(schema));
     }
     let mut extra_required: Vec<&str> = Vec::new();
-    for name in required {
-        if !declared.is_some_and(|d| d.contains_key(name)) && !extra_required.contains(&name) {
+    // Small maps are scanned: cheaper than hashing the name.
+    let declares = |d: &Map<String, Value>, name: &str| match d.len() {
+        0..=8 => d.keys().any(|key| key == name),
+        _ => d.contains_key(name),
+    };
+    for name in required.iter().filter_map(Value::as_str) {
+        if !declared.is_some_and(|d| declares(d, name)) && !extra_required.contains(&name) {
             extra_required.push(name);
         }
     }

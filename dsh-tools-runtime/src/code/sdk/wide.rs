@@ -33,15 +33,16 @@ pub(crate) fn lower<'a>(types: &mut Types<'a>, root: &'a Value) -> TyId {
     let mut lowerer = Lowerer {
         root,
         types,
-        tasks: vec![Task::Enter(root)],
-        values: Vec::new(),
-        parts: Vec::new(),
+        tasks: Vec::with_capacity(16),
+        values: Vec::with_capacity(16),
+        parts: Vec::with_capacity(16),
         scratch: Vec::new(),
         ids: Vec::new(),
         active: HashSet::from([std::ptr::from_ref(root)]),
         recursive: HashMap::new(),
         budget: ENTER_BUDGET,
     };
+    lowerer.tasks.push(Task::Enter(root));
     while let Some(task) = lowerer.tasks.pop() {
         match task {
             Task::Enter(node) => lowerer.enter(node),
@@ -113,7 +114,9 @@ enum Part<'a> {
     Child,
     /// The union of `n` children (`oneOf`, `anyOf`, `enum`).
     Union(usize),
-    /// The union of the `type` alternatives.
+    /// The only `type` alternative.
+    Alt(Alt<'a>),
+    /// The union of the `type` alternatives (more than one).
     Alts(Vec<Alt<'a>>),
 }
 
@@ -255,9 +258,11 @@ impl<'a> Lowerer<'a, '_> {
             self.parts.push(Part::Union(children.len() - before));
             return;
         }
+        // One alternative (the common case) goes without a vector.
+        let mut first: Option<Alt<'a>> = None;
         let mut alts = Vec::new();
         let mut add = |name: Option<&str>, children: &mut Vec<Child<'a>>| {
-            alts.push(match name {
+            let alt = match name {
                 Some("string") => Alt::Leaf(TyId::STRING),
                 Some("number" | "integer") => Alt::Leaf(TyId::NUMBER),
                 Some("boolean") => Alt::Leaf(TyId::BOOLEAN),
@@ -265,7 +270,13 @@ impl<'a> Lowerer<'a, '_> {
                 Some("object") => Alt::Object(shape::object_plan(k, self.root, children)),
                 Some("array") => Alt::Array(shape::array_plan(k, children)),
                 _ => Alt::Leaf(TyId::UNKNOWN),
-            });
+            };
+            if first.is_none() && alts.is_empty() {
+                first = Some(alt);
+            } else {
+                alts.extend(first.take());
+                alts.push(alt);
+            }
         };
         match k.ty {
             Some(Value::String(name)) => add(Some(name), children),
@@ -280,7 +291,9 @@ impl<'a> Lowerer<'a, '_> {
                 }
             }
         }
-        if !alts.is_empty() {
+        if let Some(alt) = first {
+            self.parts.push(Part::Alt(alt));
+        } else if !alts.is_empty() {
             self.parts.push(Part::Alts(alts));
         }
     }
@@ -294,44 +307,15 @@ impl<'a> Lowerer<'a, '_> {
         );
         let mut children = ids.iter().copied();
         let first = self.parts.len().saturating_sub(plan.parts);
-        let mut parts = Vec::with_capacity(plan.parts);
-        let had_parts = plan.parts > 0;
-        for part in self.parts.drain(first..) {
-            let id = match part {
-                Part::Leaf(id) => id,
-                Part::Child => children.next().unwrap_or(TyId::UNKNOWN),
-                Part::Union(n) => {
-                    let members: Vec<TyId> = children.by_ref().take(n).collect();
-                    if members.contains(&TyId::UNKNOWN) {
-                        TyId::UNKNOWN
-                    } else {
-                        self.types.union_exact(members)
-                    }
-                }
-                Part::Alts(alts) => {
-                    let mut ids = Vec::with_capacity(alts.len());
-                    for alt in alts {
-                        let id = match alt {
-                            Alt::Leaf(id) => id,
-                            Alt::Array(plan) => shape::build_array(self.types, plan, &mut children),
-                            Alt::Object(plan) => {
-                                shape::build_object(self.types, plan, &mut children)
-                            }
-                        };
-                        if !ids.contains(&id) {
-                            ids.push(id);
-                        }
-                    }
-                    if ids.contains(&TyId::UNKNOWN) {
-                        TyId::UNKNOWN
-                    } else {
-                        self.types.union_exact(ids)
-                    }
-                }
-            };
-            parts.push(id);
-        }
-        let mut id = if had_parts {
+        let types = &mut *self.types;
+        // One part (the common case) is its own type: no intersection to gather.
+        let mut id = if plan.parts == 1 {
+            let part = self.parts.pop();
+            part.map_or(TyId::UNKNOWN, |part| part_type(types, part, &mut children))
+        } else if plan.parts > 0 {
+            let parts = self.parts.drain(first..);
+            let parts = parts.map(|part| part_type(types, part, &mut children));
+            let parts = parts.collect();
             shape::intersect(self.types, parts)
         } else {
             TyId::JSON
@@ -364,5 +348,52 @@ impl<'a> Lowerer<'a, '_> {
                 self.values.push(id);
             }
         }
+    }
+}
+
+/// The type of one part of a node, its children taken from `children`.
+fn part_type<'a>(
+    types: &mut Types<'a>,
+    part: Part<'a>,
+    children: &mut impl Iterator<Item = TyId>,
+) -> TyId {
+    match part {
+        Part::Leaf(id) => id,
+        Part::Child => children.next().unwrap_or(TyId::UNKNOWN),
+        Part::Union(n) => {
+            let members: Vec<TyId> = children.by_ref().take(n).collect();
+            if members.contains(&TyId::UNKNOWN) {
+                TyId::UNKNOWN
+            } else {
+                types.union_exact(members)
+            }
+        }
+        Part::Alt(alt) => alt_type(types, alt, children),
+        Part::Alts(alts) => {
+            let mut ids = Vec::with_capacity(alts.len());
+            for alt in alts {
+                let id = alt_type(types, alt, children);
+                if !ids.contains(&id) {
+                    ids.push(id);
+                }
+            }
+            if ids.contains(&TyId::UNKNOWN) {
+                TyId::UNKNOWN
+            } else {
+                types.union_exact(ids)
+            }
+        }
+    }
+}
+
+fn alt_type<'a>(
+    types: &mut Types<'a>,
+    alt: Alt<'a>,
+    children: &mut impl Iterator<Item = TyId>,
+) -> TyId {
+    match alt {
+        Alt::Leaf(id) => id,
+        Alt::Array(plan) => shape::build_array(types, plan, children),
+        Alt::Object(plan) => shape::build_object(types, plan, children),
     }
 }
