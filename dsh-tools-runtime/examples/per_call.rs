@@ -192,70 +192,16 @@ fn sdk10(n: u64) {
 
 /// The `sdk` bench's 200 generated tools (`dsh-tools-runtime/benches/sdk.rs`): half typed-Rust
 /// style (optional integers as `oneOf [integer, null]`), half MCP style, closed object outputs.
+/// The `sdk` bench's tool set.
+#[cfg(feature = "code-mode")]
+#[path = "../benches/support/sdk_tools.rs"]
+mod sdk_tools;
+
 #[cfg(feature = "code-mode")]
 fn sdk200(n: u64) {
-    use dsh_tools_runtime::code::sdk::{SdkTool, render_tools_sdk};
+    use dsh_tools_runtime::code::sdk::render_tools_sdk;
 
-    let rust_style = |i: usize| {
-        json!({
-            "type": "object",
-            "properties": {
-                "path": {"type": "string", "description": format!("The file to read for step {i}: absolute, or relative to the current directory.")},
-                "offset": {"oneOf": [{"type": "integer", "minimum": 0, "maximum": 9_007_199_254_740_991_u64}, {"type": "null"}], "description": "The first line to return, 1-based (default 1)."},
-                "limit": {"oneOf": [{"type": "integer", "minimum": 0, "maximum": 4_294_967_295_u64}, {"type": "null"}], "description": "The maximum number of lines to return."},
-                "recursive": {"oneOf": [{"type": "boolean"}, {"type": "null"}]}
-            },
-            "required": ["path"]
-        })
-    };
-    let mcp_style = |i: usize| {
-        json!({
-            "$schema": "http://json-schema.org/draft-07/schema#",
-            "type": "object",
-            "properties": {
-                "query": {"type": "string", "description": format!("Search query number {i} (max 400 chars)"), "maxLength": 400},
-                "mode": {"type": "string", "enum": ["fast", "thorough", "exhaustive"]},
-                "filters": {"type": "array", "items": {"type": "object", "properties": {
-                    "field": {"type": "string"},
-                    "value": {"type": ["string", "number", "null"]}
-                }, "required": ["field", "value"], "additionalProperties": false}},
-                "count": {"type": "number", "minimum": 1, "maximum": 20, "default": 10}
-            },
-            "required": ["query"],
-            "additionalProperties": false
-        })
-    };
-    let output = |i: usize| {
-        json!({
-            "type": "object",
-            "properties": {
-                "id": {"type": "string"},
-                "items": {"type": "array", "items": {"type": "object", "properties": {
-                    "name": {"type": "string"},
-                    "score": {"type": "number"},
-                    "tags": {"type": "array", "items": {"type": "string"}}
-                }, "required": ["name", "score", "tags"], "additionalProperties": false}},
-                "total": {"type": "integer"},
-                "next": {"oneOf": [{"type": "string"}, {"type": "null"}], "description": format!("Cursor {i}")}
-            },
-            "required": ["id", "items", "total", "next"],
-            "additionalProperties": false
-        })
-    };
-    let tools: Vec<SdkTool> = (0..200)
-        .map(|i| SdkTool {
-            name: format!("tool_{:04}", (i * 7919) % 200),
-            description: format!(
-                "Tool number {i}: does one thing well and explains it in a sentence or two."
-            ),
-            parameters: if i % 2 == 0 {
-                rust_style(i)
-            } else {
-                mcp_style(i)
-            },
-            output: output(i),
-        })
-        .collect();
+    let tools = sdk_tools::tools(200);
     for _ in 0..1 + n {
         std::hint::black_box(render_tools_sdk(std::hint::black_box(&tools)));
     }
