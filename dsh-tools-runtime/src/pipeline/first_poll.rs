@@ -13,7 +13,7 @@ use std::sync::{Arc, PoisonError};
 use std::task::{Context, Poll};
 
 use dsh_tools::definition::BoxFuture;
-use dsh_tools::exec::{ToolExecutionResult, ToolRunContext};
+use dsh_tools::exec::ToolRunContext;
 use dsh_tools::{ToolDefinition, ToolError};
 use futures_util::FutureExt;
 use tokio_util::sync::CancellationToken;
@@ -100,6 +100,6 @@ pub(crate) fn first_poll<H: Host>(host: &H, call: &Call, cx: &mut Context<'_>) -
             Err(payload) => Err(payload),
         },
     };
-    let result: ToolExecutionResult = body_result(def, exec, outcome, &fused, &record);
+    let result = body_result(def, exec, outcome, &fused, &record);
     FirstPoll::Done(after_dispatch(call, &record, result))
 }

@@ -362,11 +362,7 @@ fn part_type<'a>(
         Part::Child => children.next().unwrap_or(TyId::UNKNOWN),
         Part::Union(n) => {
             let members: Vec<TyId> = children.by_ref().take(n).collect();
-            if members.contains(&TyId::UNKNOWN) {
-                TyId::UNKNOWN
-            } else {
-                types.union_exact(members)
-            }
+            union_or_unknown(types, members)
         }
         Part::Alt(alt) => alt_type(types, alt, children),
         Part::Alts(alts) => {
@@ -377,12 +373,17 @@ fn part_type<'a>(
                     ids.push(id);
                 }
             }
-            if ids.contains(&TyId::UNKNOWN) {
-                TyId::UNKNOWN
-            } else {
-                types.union_exact(ids)
-            }
+            union_or_unknown(types, ids)
         }
+    }
+}
+
+/// The exact union of `members`, or unknown when one of them is.
+fn union_or_unknown(types: &mut Types<'_>, members: Vec<TyId>) -> TyId {
+    if members.contains(&TyId::UNKNOWN) {
+        TyId::UNKNOWN
+    } else {
+        types.union_exact(members)
     }
 }
 
