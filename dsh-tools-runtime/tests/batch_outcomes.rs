@@ -170,3 +170,29 @@ async fn a_batch_of_one_case_at_a_time_matches_execute() {
         assert_eq!(wire(&batched), wire(&[expected]));
     }
 }
+
+#[tokio::test]
+async fn a_body_that_cancels_its_own_token_ends_aborted_and_leaves_its_caller_alone() {
+    // Stage 10e: a success whose body token was cancelled is `ABORTED`, whether the body
+    // completed on its first poll or later, alone or batched; the caller's token is its own.
+    let registry = registry();
+    for name in ["cancelsitself_now", "cancelsitself_later"] {
+        let input = ToolExecutionInput::new("c", name, json!({"n": 1}));
+        let caller = input.cancel.clone();
+        let alone = registry.execute(input).await;
+        let batched = registry
+            .execute_batch(vec![ToolExecutionInput::new("c", name, json!({"n": 1}))])
+            .await;
+        for result in [&alone, &batched[0]] {
+            let ToolExecutionResult::Failure(failure) = result else {
+                panic!("{name}: {result:?} is not a failure");
+            };
+            let code = failure.error.info().map(|info| info.code.as_ref());
+            assert_eq!(code, Some("ABORTED"), "{name}");
+        }
+        assert!(
+            !caller.is_cancelled(),
+            "{name}: the caller's token was cancelled"
+        );
+    }
+}

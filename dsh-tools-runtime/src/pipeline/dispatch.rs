@@ -74,6 +74,15 @@ impl CoreRecord {
             .unwrap_or_default()
     }
 
+    /// Whether the body's token is cancelled (no body invoked: no).
+    pub(super) fn body_cancelled(&self) -> bool {
+        self.handle
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_ref()
+            .is_some_and(RunContextHandle::is_cancelled)
+    }
+
     /// Whether the body called `conclude_turn` (`docs/CONTRACTS.md`, "Building a success", rule 5).
     fn concludes_turn(&self) -> bool {
         self.handle
@@ -297,15 +306,16 @@ async fn core_dispatch<H: Host>(
     if replaced_caller.is_some_and(CancellationToken::is_cancelled) {
         fused.cancel();
     }
-    body_result(def, exec, outcome, &fused, record)
+    body_result(def, exec, outcome, fused.is_cancelled(), record)
 }
 
-/// Stage 10 d–e: the dispatch result of a body that settled (`outcome`; `Err`: it panicked).
+/// Stage 10 d–e: the dispatch result of a body that settled (`outcome`; `Err`: it panicked;
+/// `cancelled`: the body's token is cancelled now).
 pub(super) fn body_result(
     def: &ToolDefinition,
     exec: &ToolExecution,
     outcome: std::thread::Result<Result<serde_json::Value, ToolError>>,
-    fused: &CancellationToken,
+    cancelled: bool,
     record: &CoreRecord,
 ) -> ToolExecutionResult {
     match outcome {
@@ -319,7 +329,7 @@ pub(super) fn body_result(
         }
         Ok(Err(error)) => ToolExecutionResult::failure(error),
         // e. A success cancelled meanwhile becomes ABORTED; failures stay.
-        Ok(Ok(_)) if fused.is_cancelled() => aborted(),
+        Ok(Ok(_)) if cancelled => aborted(),
         Ok(Ok(value)) => build_success(def, exec, value, record.concludes_turn()),
     }
 }

@@ -16,7 +16,6 @@ use dsh_tools::definition::BoxFuture;
 use dsh_tools::exec::ToolRunContext;
 use dsh_tools::{ToolDefinition, ToolError};
 use futures_util::FutureExt;
-use tokio_util::sync::CancellationToken;
 
 use super::dispatch::{CoreRecord, after_dispatch, body_result};
 use super::hooks::ExecuteWrapper;
@@ -37,7 +36,6 @@ pub(crate) enum FirstPoll {
 pub(crate) struct Running {
     body: BoxFuture<'static, Result<serde_json::Value, ToolError>>,
     def: ToolDefinition,
-    fused: CancellationToken,
     record: CoreRecord,
 }
 
@@ -46,7 +44,8 @@ impl Running {
     /// makes them.
     pub(crate) async fn finish(self, call: &Call) -> Prepared {
         let outcome = AssertUnwindSafe(self.body).catch_unwind().await;
-        let result = body_result(&self.def, &call.exec, outcome, &self.fused, &self.record);
+        let cancelled = self.record.body_cancelled();
+        let result = body_result(&self.def, &call.exec, outcome, cancelled, &self.record);
         after_dispatch(call, &self.record, result)
     }
 }
@@ -70,14 +69,15 @@ pub(crate) fn first_poll<H: Host>(host: &H, call: &Call, cx: &mut Context<'_>) -
     };
     let record = CoreRecord::default();
     let exec = &call.exec;
-    // a–b. The body's token follows the caller's; already cancelled, the body is not invoked.
-    let fused = call.caller_cancel.child_token();
-    if fused.is_cancelled() {
+    // a–b. The body's token follows the caller's (a child made only if the body or a
+    // cancellation asks for it); already cancelled, the body is not invoked.
+    if call.caller_cancel.is_cancelled() {
         return FirstPoll::Done(after_dispatch(call, &record, aborted_before_dispatch()));
     }
     // d. Invoke the body and poll it once; a panic in either is the tool's failure.
     record.body_invoked.store(true, Ordering::SeqCst);
-    let (ctx, handle) = ToolRunContext::new(Arc::clone(exec), fused.clone());
+    let caller = call.caller_cancel.clone();
+    let (ctx, handle) = ToolRunContext::with_parent_token(Arc::clone(exec), caller);
     let ctx = ctx.with_states(stage.states());
     *record.handle.lock().unwrap_or_else(PoisonError::into_inner) = Some(handle);
     let invoke = || match call.args_valid {
@@ -89,17 +89,12 @@ pub(crate) fn first_poll<H: Host>(host: &H, call: &Call, cx: &mut Context<'_>) -
         Ok(mut body) => match catch_unwind(AssertUnwindSafe(|| body.as_mut().poll(cx))) {
             Ok(Poll::Pending) => {
                 let def = def.clone();
-                return FirstPoll::Running(Running {
-                    body,
-                    def,
-                    fused,
-                    record,
-                });
+                return FirstPoll::Running(Running { body, def, record });
             }
             Ok(Poll::Ready(outcome)) => Ok(outcome),
             Err(payload) => Err(payload),
         },
     };
-    let result = body_result(def, exec, outcome, &fused, &record);
+    let result = body_result(def, exec, outcome, record.body_cancelled(), &record);
     FirstPoll::Done(after_dispatch(call, &record, result))
 }

@@ -1,17 +1,53 @@
 //! The run context handed to a tool body.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use tokio_util::sync::CancellationToken;
 
 use super::{ExecutionToken, Progress, ProgressObserver, StateMap, ToolExecution};
 use crate::content::ContextMessage;
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Shared {
     deferred: Mutex<Vec<ContextMessage>>,
     concludes_turn: AtomicBool,
+    /// The body's own token: given at creation ([`ToolRunContext::new`]), or made from `parent`
+    /// the first time anyone asks for it ([`ToolRunContext::with_parent_token`]).
+    own: OnceLock<CancellationToken>,
+    /// The token the body's own follows, when the body's own is made on demand.
+    parent: Option<CancellationToken>,
+}
+
+impl Shared {
+    fn new(own: OnceLock<CancellationToken>, parent: Option<CancellationToken>) -> Self {
+        Self {
+            deferred: Mutex::default(),
+            concludes_turn: AtomicBool::new(false),
+            own,
+            parent,
+        }
+    }
+
+    /// The body's own token, made now if it was not yet.
+    fn own(&self) -> &CancellationToken {
+        self.own.get_or_init(|| match &self.parent {
+            Some(parent) => parent.child_token(),
+            None => CancellationToken::new(),
+        })
+    }
+
+    /// Whether the body's token is cancelled, without making it: a token not yet made is
+    /// cancelled exactly when its parent is.
+    fn is_cancelled(&self) -> bool {
+        match self.own.get() {
+            Some(own) => own.is_cancelled(),
+            None => self
+                .parent
+                .as_ref()
+                .is_some_and(CancellationToken::is_cancelled),
+        }
+    }
 }
 
 /// What a tool body can see and do besides its arguments (`docs/CONTRACTS.md`, "Tools and
@@ -30,7 +66,6 @@ struct Shared {
 #[derive(Debug, Clone)]
 pub struct ToolRunContext {
     execution: Arc<ToolExecution>,
-    cancel: CancellationToken,
     shared: Arc<Shared>,
     /// Host state (`None` until a pipeline provides it: no allocation for tools without state).
     states: Option<Arc<StateMap>>,
@@ -45,12 +80,42 @@ pub struct RunContextHandle {
 }
 
 impl ToolRunContext {
-    /// Creates a context for `execution` and the handle the pipeline keeps.
+    /// Creates a context for `execution` whose cancellation token is `cancel`, and the handle
+    /// the pipeline keeps.
     pub fn new(
         execution: Arc<ToolExecution>,
         cancel: CancellationToken,
     ) -> (Self, RunContextHandle) {
-        let shared = Arc::new(Shared::default());
+        Self::with_shared(execution, Shared::new(OnceLock::from(cancel), None))
+    }
+
+    /// Creates a context for `execution` whose cancellation token is a child of `parent`, and
+    /// the handle the pipeline keeps. Cancelling `parent` cancels the body's token; the body
+    /// cancelling its own does not reach `parent`. The child is made only when someone asks for
+    /// it ([`cancellation`](Self::cancellation), [`RunContextHandle::cancel`]): a body that
+    /// never looks at its token costs no token of its own.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use dsh_tools::exec::{ToolExecution, ToolRunContext};
+    /// use tokio_util::sync::CancellationToken;
+    ///
+    /// let caller = CancellationToken::new();
+    /// let exec = Arc::new(ToolExecution::detached("c1", "read", serde_json::json!({})));
+    /// let (ctx, handle) = ToolRunContext::with_parent_token(exec, caller.clone());
+    /// ctx.cancellation().cancel(); // the body cancels its own token…
+    /// assert!(handle.is_cancelled());
+    /// assert!(!caller.is_cancelled()); // …not its caller's
+    /// ```
+    pub fn with_parent_token(
+        execution: Arc<ToolExecution>,
+        parent: CancellationToken,
+    ) -> (Self, RunContextHandle) {
+        Self::with_shared(execution, Shared::new(OnceLock::new(), Some(parent)))
+    }
+
+    fn with_shared(execution: Arc<ToolExecution>, shared: Shared) -> (Self, RunContextHandle) {
+        let shared = Arc::new(shared);
         let handle = RunContextHandle {
             shared: Arc::clone(&shared),
         };
@@ -58,7 +123,6 @@ impl ToolRunContext {
         (
             Self {
                 execution,
-                cancel,
                 shared,
                 states: None,
                 progress,
@@ -141,12 +205,12 @@ impl ToolRunContext {
 
     /// The call's cancellation token: long-running tools should watch it.
     pub fn cancellation(&self) -> &CancellationToken {
-        &self.cancel
+        self.shared.own()
     }
 
     /// Whether the call has been cancelled.
     pub fn is_cancelled(&self) -> bool {
-        self.cancel.is_cancelled()
+        self.shared.is_cancelled()
     }
 
     /// Defers a context message: it is attached to the result (before any policy contexts) and
@@ -175,6 +239,17 @@ impl RunContextHandle {
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner),
         )
+    }
+
+    /// Whether the body's cancellation token is cancelled (by its parent, the body, or
+    /// [`cancel`](Self::cancel)).
+    pub fn is_cancelled(&self) -> bool {
+        self.shared.is_cancelled()
+    }
+
+    /// Cancels the body's token (its parent, if any, is not cancelled).
+    pub fn cancel(&self) {
+        self.shared.own().cancel();
     }
 
     /// Whether the body called [`ToolRunContext::conclude_turn`].
