@@ -172,3 +172,92 @@ async fn a_failed_run_reports_its_kind_and_the_logs_so_far() {
         "Error: code run failed (exception): the program cannot run:\n  1:13: no tool named `meat` (hint: did you mean `meet`?)"
     );
 }
+
+/// A Code Mode registry on Monty whose `archive_issue` is deferred (out of the SDK until found).
+fn deferring_registry(config: MontyConfig) -> ToolRegistry {
+    let registry = ToolRegistry::with_config(RegistryConfig {
+        mode: PresentationMode::Code,
+        ..RegistryConfig::default()
+    });
+    let tool = |name: &str, description: &str| {
+        let owned = name.to_owned();
+        ToolDefinition::builder(name)
+            .description(description)
+            .parameters_json(json!({"type": "object", "properties": {"id": {"type": "string"}}}))
+            .output_json(json!({"type": "string"}))
+            .execute(move |_, _| {
+                let name = owned.clone();
+                async move { Ok(Value::String(name)) }
+            })
+            .build()
+            .unwrap()
+    };
+    registry
+        .register(tool("read_file", "Read a text file."))
+        .unwrap()
+        .keep();
+    let archive = tool("archive_issue", "Archive an issue of a repository.");
+    registry
+        .register(archive.with_loading(dsh_tools::Loading::Deferred))
+        .unwrap()
+        .keep();
+    registry.set_code_runtime(Arc::new(MontyRuntime::new(config).unwrap()));
+    registry
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_programs_search_describe_and_call_deferred_tools() {
+    for config in [support::config(), support::worker_config()] {
+        search_describe_and_call(deferring_registry(config)).await;
+    }
+}
+
+async fn search_describe_and_call(registry: ToolRegistry) {
+    let scope = registry.scope();
+    let section = |name: &str| {
+        registry
+            .prompt(Some(scope.id()))
+            .unwrap()
+            .sections
+            .into_iter()
+            .find(|s| s.name == name)
+            .map(|s| s.text)
+    };
+    let sdk = section("tools:sdk").unwrap();
+    assert!(sdk.contains("read_file") && !sdk.contains("archive_issue"));
+    let search = section("tools:search").expect("a tools:search section for Python");
+    assert!(search.contains("tools[\"$search\"]"), "{search}");
+    let program = "hits = await tools['$search']('archive an issue')\n\
+        limited = await tools['$search']({'query': 'issue', 'limit': 1})\n\
+        described = await tools['$describe']('archive_issue')\n\
+        missing = await tools['$describe']('no_such_tool')\n\
+        archived = await tools.archive_issue({'id': '7'})\n\
+        return {'first': hits[0]['name'], 'signature': hits[0]['signature'], 'limited': len(limited),\n\
+                'described': described['signature'], 'missing': missing, 'archived': archived}";
+    let mut input = ToolExecutionInput::new(
+        "c1",
+        RUN_CODE_NAME,
+        json!({"code": program, "description": "Find and archive"}),
+    );
+    input.agent = Some(scope.id());
+    let result = registry.execute(input).await;
+    assert!(!result.is_error(), "{result:?}");
+    let value = &result.value().unwrap()["result"];
+    assert_eq!(value["first"], "archive_issue", "{value}");
+    // The signatures are Python: the tool's argument class and its method.
+    let signature = value["signature"].as_str().unwrap();
+    assert!(
+        signature.contains("class ArchiveIssueArgs(TypedDict):"),
+        "{signature}"
+    );
+    assert!(
+        signature.contains("async def archive_issue(self, args: ArchiveIssueArgs) -> str:"),
+        "{signature}"
+    );
+    assert_eq!(value["described"], value["signature"]);
+    assert_eq!(value["limited"], 1);
+    assert_eq!(value["missing"], Value::Null);
+    assert_eq!(value["archived"], "archive_issue");
+    // Found: declared in the next prompt's SDK.
+    assert!(section("tools:sdk").unwrap().contains("archive_issue"));
+}

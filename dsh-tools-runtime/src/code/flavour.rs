@@ -1,8 +1,11 @@
 //! The languages of Code Mode: for each code-runtime language, the `run_code` texts and the SDK
 //! renderer (docs/CONTRACTS.md, "Code Mode: Python"). A new language is one more [`Flavour`].
 
-use super::sdk::{SdkTool, render_tools_sdk};
-use super::sdk_py::render_tools_sdk_py;
+use dsh_tools::ToolDefinition;
+
+use super::prompt::{TOOL_SEARCH_TEXT, TOOL_SEARCH_TEXT_PY};
+use super::sdk::{SdkTool, render_tools_sdk, signature};
+use super::sdk_py::{render_tools_sdk_py, signature_py_of};
 use super::transport::{CODE_PARAMETER_DESCRIPTION, RUN_CODE_DESCRIPTION};
 
 /// The `code` parameter's description (Python flavour).
@@ -24,6 +27,10 @@ pub struct Flavour {
     pub code_parameter_description: &'static str,
     /// The `tools:sdk` prompt section for a list of tools.
     pub render_sdk: fn(&[SdkTool]) -> String,
+    /// The `tools:search` prompt section (shown when the scope defers tools).
+    pub tool_search_text: &'static str,
+    /// One tool's declaration on its own, as tool search in programs returns it.
+    pub signature: fn(&ToolDefinition) -> String,
 }
 
 /// The TypeScript flavour (the QuickJS runtime's).
@@ -32,6 +39,8 @@ pub const TYPESCRIPT: Flavour = Flavour {
     run_code_description: RUN_CODE_DESCRIPTION,
     code_parameter_description: CODE_PARAMETER_DESCRIPTION,
     render_sdk: render_tools_sdk,
+    tool_search_text: TOOL_SEARCH_TEXT,
+    signature,
 };
 
 /// The Python flavour (the Monty runtime's).
@@ -40,6 +49,8 @@ pub const PYTHON: Flavour = Flavour {
     run_code_description: RUN_CODE_DESCRIPTION_PY,
     code_parameter_description: CODE_PARAMETER_DESCRIPTION_PY,
     render_sdk: render_tools_sdk_py,
+    tool_search_text: TOOL_SEARCH_TEXT_PY,
+    signature: signature_py_of,
 };
 
 /// Every flavour, in the order error messages list them.

@@ -45,7 +45,7 @@ pub use clock::{ClockPause, RunClock};
 pub use dispatch_log::{DispatchLog, DispatchLogEntry, DispatchLogFn, dispatch_log_fn};
 pub use events::{CodeDispatchEvent, CodeEventSink};
 pub use host_work::HostWork;
-pub use prompt::{CODE_ONLY_TEXT, TOOL_SEARCH_TEXT};
+pub use prompt::{CODE_ONLY_TEXT, TOOL_SEARCH_TEXT, TOOL_SEARCH_TEXT_PY};
 pub use record::{RecordedRun, RunRecord, SeededRandom};
 pub use runtime::{
     BindingFn, BindingNamespace, CodeErrorKind, CodeRunError, CodeRunRequest, CodeRunResult,

@@ -6,8 +6,8 @@
 use dsh_tools::exec::ScopeId;
 use serde_json::{Value, json};
 
+use crate::code::flavour::Flavour;
 use crate::code::runtime::BindingFn;
-use crate::code::sdk::signature;
 use crate::registry::{
     TOOL_SEARCH_DEFAULT_LIMIT, TOOL_SEARCH_MAX_LIMIT, ToolRegistry, WeakRegistry,
 };
@@ -17,21 +17,28 @@ pub(crate) const SEARCH: &str = "$search";
 /// See [`SEARCH`].
 pub(crate) const DESCRIBE: &str = "$describe";
 
-/// `$search` and `$describe` for programs run by `agent`.
+/// `$search` and `$describe` for programs run by `agent`, in the language of `flavour` (the
+/// signatures they return are its declarations).
 pub(super) fn bindings(
     registry: &ToolRegistry,
     agent: Option<ScopeId>,
+    flavour: &'static Flavour,
 ) -> [(String, BindingFn); 2] {
+    let signature = flavour.signature;
     let weak = registry.downgrade();
     let search: BindingFn = {
         let weak = weak.clone();
         std::sync::Arc::new(move |arguments: Value| {
-            let answer = with_registry(&weak, |registry| search(registry, agent, &arguments));
+            let answer = with_registry(&weak, |registry| {
+                search(registry, agent, signature, &arguments)
+            });
             Box::pin(std::future::ready(answer)) as _
         })
     };
     let describe: BindingFn = std::sync::Arc::new(move |arguments: Value| {
-        let answer = with_registry(&weak, |registry| describe(registry, agent, &arguments));
+        let answer = with_registry(&weak, |registry| {
+            describe(registry, agent, signature, &arguments)
+        });
         Box::pin(std::future::ready(answer)) as _
     });
     [(SEARCH.to_owned(), search), (DESCRIBE.to_owned(), describe)]
@@ -51,6 +58,7 @@ fn with_registry(
 fn search(
     registry: &ToolRegistry,
     agent: Option<ScopeId>,
+    signature: fn(&dsh_tools::ToolDefinition) -> String,
     arguments: &Value,
 ) -> Result<Value, String> {
     let (query, limit) = match arguments {
@@ -94,6 +102,7 @@ fn search(
 fn describe(
     registry: &ToolRegistry,
     agent: Option<ScopeId>,
+    signature: fn(&dsh_tools::ToolDefinition) -> String,
     arguments: &Value,
 ) -> Result<Value, String> {
     let name = arguments

@@ -225,7 +225,9 @@ pub(crate) async fn run_code(
         }))
     };
 
-    let helpers = discovery::bindings(&registry, exec.agent);
+    let flavour =
+        super::flavour::flavour(runtime.language()).unwrap_or(&super::flavour::TYPESCRIPT);
+    let helpers = discovery::bindings(&registry, exec.agent, flavour);
     let bindings = binding::bindings(&tools, helpers, &exec, &run, &run_cancel);
     let clock = registry.open_run(exec.token, run.durable.clone(), grants);
     let mut request = CodeRunRequest::new(program, vec![bindings])

@@ -467,8 +467,11 @@ impl Driver<'_> {
             ([only], []) => convert::to_json(only, self.limits.max_value_depth),
             _ => Err(Lossy::Value(String::new())),
         };
+        // Tool search's helpers (`$search`, `$describe`) take a string too; tools take a dict.
+        let helper = self.namespaces[namespace].functions[function].starts_with('$');
         let arguments = match arguments {
             Ok(arguments @ Value::Object(_)) => arguments,
+            Ok(arguments) if helper => arguments,
             Ok(_) => return Some(tool_error(ARGS_NOT_LOSSLESS.to_owned(), &mut self.failures)),
             Err(Lossy::Value(what)) if !what.is_empty() => {
                 let message = format!("tool arguments must be lossless JSON: {what}");

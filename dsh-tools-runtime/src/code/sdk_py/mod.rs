@@ -33,5 +33,6 @@ mod text;
 
 pub use instructions::INSTRUCTIONS_PY;
 pub use names::{PYTHON_KEYWORDS, is_method_name, is_python_identifier};
+pub(crate) use render::signature_py_of;
 pub use render::{json_schema_to_py, render_tools_sdk_py, sdk_declarations_py};
 pub use text::python_string;

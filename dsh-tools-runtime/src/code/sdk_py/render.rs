@@ -65,6 +65,35 @@ struct Lowered<'t> {
 /// by a comment and a `__getitem__` overload. A valid Python module that `mypy --strict`
 /// accepts (checked in the tests).
 pub fn sdk_declarations_py(tools: &[SdkTool]) -> String {
+    let (mut imports, classes, protocol) = lowered_blocks(tools);
+    let mut blocks = vec![TOOL_CALL_ERROR.to_owned()];
+    blocks.extend(classes);
+    blocks.push(protocol);
+    blocks.push("tools: Tools\n".to_owned());
+    imports.add("Protocol");
+    let mut out = imports.line();
+    out.push_str("\n\n\n");
+    out.push_str(&blocks.join("\n\n"));
+    out
+}
+
+/// One tool's Python declaration on its own, for tool search in programs
+/// (`tools["$search"]`, `tools["$describe"]`): its `TypedDict` classes and its member of the
+/// `Tools` protocol, as [`sdk_declarations_py`] would declare them for that one tool (without
+/// the import line, `ToolCallError` and `tools: Tools`, which the SDK already has).
+pub(crate) fn signature_py(tool: &SdkTool) -> String {
+    let (_, mut blocks, protocol) = lowered_blocks(std::slice::from_ref(tool));
+    blocks.push(protocol);
+    blocks.join("\n\n")
+}
+
+/// [`signature_py`] of a registered tool.
+pub(crate) fn signature_py_of(def: &dsh_tools::ToolDefinition) -> String {
+    signature_py(&crate::code::sdk::sdk_tool_from(def))
+}
+
+/// The `typing` names used, the printed classes, and the `Tools` protocol of `tools`.
+fn lowered_blocks(tools: &[SdkTool]) -> (Imports, Vec<String>, String) {
     let mut sorted: Vec<&SdkTool> = tools.iter().collect();
     sorted.sort_by(|a, b| utf16_cmp(&a.name, &b.name));
     sorted.dedup_by(|a, b| a.name == b.name);
@@ -84,19 +113,14 @@ pub fn sdk_declarations_py(tools: &[SdkTool]) -> String {
         })
         .collect();
     let mut imports = Imports::default();
-    imports.add("Protocol");
-    let mut blocks = vec![TOOL_CALL_ERROR.to_owned()];
+    let mut blocks = Vec::with_capacity(classes.list.len());
     for class in &classes.list {
         let mut block = String::new();
         write_class(&mut block, class, &classes, &mut imports);
         blocks.push(block);
     }
-    blocks.push(tools_protocol(&lowered, &classes, &mut imports));
-    blocks.push("tools: Tools\n".to_owned());
-    let mut out = imports.line();
-    out.push_str("\n\n\n");
-    out.push_str(&blocks.join("\n\n"));
-    out
+    let protocol = tools_protocol(&lowered, &classes, &mut imports);
+    (imports, blocks, protocol)
 }
 
 /// `class Tools(Protocol)`: a method per method-named tool, then a comment and a
