@@ -74,13 +74,18 @@ impl Call {
             .as_ref()
             .and_then(|def| def.finalizer())
             .filter(|_| lossless || hidden.is_none() || cancel.is_cancelled());
+        // The name a call resolved by is the definition's own: shared, not copied.
+        let name = match &def {
+            Some(def) if def.name() == name => def.name_shared(),
+            _ => name.into(),
+        };
         let call_id: Arc<str> = call_id.into();
         let root_call_id = root_call_id.map_or_else(|| Arc::clone(&call_id), Arc::from);
         let exec = Arc::new(ToolExecution {
             token: ExecutionToken::mint(),
             call_id,
             root_call_id,
-            name: name.into(),
+            name,
             arguments: lossless.then(|| Arc::new(arguments)),
             agent,
             parent,

@@ -318,7 +318,7 @@ impl ToolBuilder {
         let render = self.render.unwrap_or_else(|| Arc::new(default_render));
         Ok(ToolDefinition {
             inner: Arc::new(Inner {
-                name,
+                name: name.into(),
                 description,
                 parameters,
                 validator,

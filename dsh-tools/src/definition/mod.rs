@@ -57,7 +57,8 @@ pub struct ToolAnnotations {
 
 #[derive(Clone)]
 pub(crate) struct Inner {
-    pub(crate) name: String,
+    /// Shared: each execution's record of the name it runs under is this very string.
+    pub(crate) name: Arc<str>,
     pub(crate) description: String,
     pub(crate) parameters: Value,
     pub(crate) validator: Option<CompiledSchema>,
@@ -128,6 +129,12 @@ impl ToolDefinition {
         &self.inner.name
     }
 
+    /// The tool's name, shared (a pipeline's record of an execution keeps it without a copy).
+    #[doc(hidden)]
+    pub fn name_shared(&self) -> Arc<str> {
+        Arc::clone(&self.inner.name)
+    }
+
     /// The tool's description.
     pub fn description(&self) -> &str {
         &self.inner.description
@@ -141,7 +148,7 @@ impl ToolDefinition {
     /// The model-facing projection `{name, description, parameters}`.
     pub fn schema(&self) -> ToolSchemaWire {
         ToolSchemaWire {
-            name: self.inner.name.clone(),
+            name: self.inner.name.to_string(),
             description: self.inner.description.clone(),
             parameters: self.inner.parameters.clone(),
         }
