@@ -2,8 +2,9 @@
 //! `tool/code-dispatch-start` and `tool/code-dispatch` events, delivered to a host-provided sink
 //! (the host's session log).
 
+use crate::pipeline::{CallInput, SharedStr};
 use dsh_tools::ContentBlock;
-use dsh_tools::exec::{ToolExecution, ToolExecutionInput, ToolExecutionResult};
+use dsh_tools::exec::{ToolExecution, ToolExecutionResult};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -94,15 +95,17 @@ pub enum CodeDispatchEvent {
 }
 
 impl CodeDispatchEvent {
-    pub(crate) fn start(input: &ToolExecutionInput, parent: &str) -> Self {
+    pub(crate) fn start(input: &CallInput, parent: &str) -> Self {
+        let call_id = input.call_id.as_str();
         Self::Start {
             root_call_id: input
                 .root_call_id
-                .clone()
-                .unwrap_or_else(|| input.call_id.clone()),
+                .as_ref()
+                .map_or(call_id, SharedStr::as_str)
+                .to_owned(),
             parent_call_id: parent.to_owned(),
-            sub_call_id: input.call_id.clone(),
-            name: input.name.clone(),
+            sub_call_id: call_id.to_owned(),
+            name: input.name.as_str().to_owned(),
             arguments: input.arguments.clone(),
         }
     }

@@ -5,12 +5,13 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use dsh_tools::definition::FinalizeFn;
-use dsh_tools::exec::{ExecutionToken, ToolExecution, ToolExecutionInput, ToolExecutionResult};
+use dsh_tools::exec::{ExecutionToken, ToolExecution, ToolExecutionResult};
 use dsh_tools::json::is_lossless;
 use dsh_tools::{ToolDefinition, ToolError};
 use tokio_util::sync::CancellationToken;
 
 use super::hooks::HookTables;
+use super::input::{CallInput, SharedStr};
 use super::{Host, Resolution, Resolved};
 use crate::error::ToolNotFoundError;
 
@@ -41,12 +42,12 @@ impl Call {
     /// anything else before it submits a sub-call).
     pub(crate) fn create<H: Host>(
         host: &H,
-        input: ToolExecutionInput,
+        input: CallInput,
         checked: bool,
         hooks: Arc<HookTables>,
         resolved: Option<Resolved>,
     ) -> Self {
-        let ToolExecutionInput {
+        let CallInput {
             call_id,
             root_call_id,
             name,
@@ -61,7 +62,7 @@ impl Call {
         // A resolution made for this input in the same registry generation still holds.
         let (resolution, args_valid) = match resolved {
             Some(ahead) if ahead.generation == generation => (ahead.resolution, ahead.args_valid),
-            _ => (host.resolve(&name, agent, parent.is_some()), false),
+            _ => (host.resolve(name.as_str(), agent, parent.is_some()), false),
         };
         let (def, hidden) = match resolution {
             Resolution::Runs(def) => (Some(def), None),
@@ -76,11 +77,12 @@ impl Call {
             .filter(|_| lossless || hidden.is_none() || cancel.is_cancelled());
         // The name a call resolved by is the definition's own: shared, not copied.
         let name = match &def {
-            Some(def) if def.name() == name => def.name_shared(),
-            _ => name.into(),
+            Some(def) if def.name() == name.as_str() => def.name_shared(),
+            _ => name.into_shared(),
         };
-        let call_id: Arc<str> = call_id.into();
-        let root_call_id = root_call_id.map_or_else(|| Arc::clone(&call_id), Arc::from);
+        let call_id = call_id.into_shared();
+        let root_call_id =
+            root_call_id.map_or_else(|| Arc::clone(&call_id), SharedStr::into_shared);
         let exec = Arc::new(ToolExecution {
             token: ExecutionToken::mint(),
             call_id,

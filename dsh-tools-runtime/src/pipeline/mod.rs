@@ -24,6 +24,7 @@ mod dispatch;
 mod finish;
 mod first_poll;
 pub mod hooks;
+mod input;
 mod outcome;
 mod policy;
 mod post;
@@ -47,6 +48,12 @@ use crate::approval::ApprovalService;
 use crate::error::ToolNotFoundError;
 pub(crate) use call::Call;
 use hooks::{HookKind, HookTables};
+pub(crate) use input::CallInput;
+#[allow(
+    unused_imports,
+    reason = "a seam for the presentation compiled in (Code Mode); unused in a build without one"
+)]
+pub(crate) use input::SharedStr;
 pub(crate) use scheduler::Scheduler;
 #[allow(
     unused_imports,
@@ -180,6 +187,7 @@ pub(crate) fn applicable<K: HookKind, H: Host>(host: &H, exec: &ToolExecution) -
 /// Runs one call through every phase and returns its result (exactly one result notification
 /// is published per call).
 pub(crate) async fn execute<H: Host>(host: &H, input: ToolExecutionInput) -> ToolExecutionResult {
+    let input = CallInput::from(input);
     let span = call_span(&input, None);
     // The pipeline's future is large: box it once instead of moving it through every adapter
     // (measurably cheaper than the memmoves).
@@ -195,7 +203,7 @@ pub(crate) async fn execute<H: Host>(host: &H, input: ToolExecutionInput) -> Too
 
 /// The four phases of one call, in order (the commit phase inline: a separate future would move
 /// the result through one more frame on every call).
-async fn run<H: Host>(host: &H, input: ToolExecutionInput) -> ToolExecutionResult {
+async fn run<H: Host>(host: &H, input: CallInput) -> ToolExecutionResult {
     let mut call = begin(host, input, false);
     let prepared = match call.early_result() {
         Some(result) => Prepared::FinalResult(result),
@@ -226,7 +234,7 @@ async fn dispatch_in_place<H: Host>(host: &H, call: &Call) -> Prepared {
 }
 
 /// Phase 1 (stage 1): creates the call (`checked`: its arguments are known to be lossless).
-pub(crate) fn begin<H: Host>(host: &H, input: ToolExecutionInput, checked: bool) -> Call {
+pub(crate) fn begin<H: Host>(host: &H, input: CallInput, checked: bool) -> Call {
     Call::create(host, input, checked, host.pipeline().hooks(), None)
 }
 
@@ -234,7 +242,7 @@ pub(crate) fn begin<H: Host>(host: &H, input: ToolExecutionInput, checked: bool)
 /// registry has not changed since (same generation), else the name is resolved again.
 pub(crate) fn begin_resolved<H: Host>(
     host: &H,
-    input: ToolExecutionInput,
+    input: CallInput,
     checked: bool,
     resolved: Option<Resolved>,
 ) -> Call {
@@ -322,18 +330,23 @@ fn settle(call: &Call, prepared: Prepared) -> Settled {
 /// when the tool it resolves to classifies these raw arguments as concurrency-safe; otherwise
 /// exclusive.
 pub(crate) fn classify<H: Host>(host: &H, input: &ToolExecutionInput) -> ToolExecutionMode {
-    classify_resolved(host, input).0
+    let nested = input.parent.is_some();
+    classify_resolved(host, &input.name, input.agent, nested, &input.arguments).0
 }
 
-/// [`classify`], and the resolution it made (for [`begin_resolved`]).
+/// [`classify`] of a call named `name` by `agent` (`nested`: from inside another call), and
+/// the resolution it made (for [`begin_resolved`]).
 pub(crate) fn classify_resolved<H: Host>(
     host: &H,
-    input: &ToolExecutionInput,
+    name: &str,
+    agent: Option<ScopeId>,
+    nested: bool,
+    arguments: &serde_json::Value,
 ) -> (ToolExecutionMode, Resolved) {
     let generation = host.generation();
-    let resolution = host.resolve(&input.name, input.agent, input.parent.is_some());
+    let resolution = host.resolve(name, agent, nested);
     let mode = match &resolution {
-        Resolution::Runs(def) => concurrency_mode(def, &input.arguments),
+        Resolution::Runs(def) => concurrency_mode(def, arguments),
         _ => ToolExecutionMode::Exclusive,
     };
     let resolved = Resolved {
@@ -379,11 +392,11 @@ pub(crate) async fn execute_batch<H: Host>(
 }
 
 /// The `tool.execute` span of one call (`index`: its position in a batch or a run's lane).
-pub(crate) fn call_span(input: &ToolExecutionInput, index: Option<usize>) -> tracing::Span {
+pub(crate) fn call_span(input: &CallInput, index: Option<usize>) -> tracing::Span {
     let span = tracing::info_span!(
         "tool.execute",
-        tool = %input.name,
-        call_id = %input.call_id,
+        tool = %input.name.as_str(),
+        call_id = %input.call_id.as_str(),
         nested = input.parent.is_some(),
         batch_index = tracing::field::Empty,
         outcome = tracing::field::Empty,

@@ -24,7 +24,7 @@ use tracing::Instrument;
 
 use super::first_poll::FirstPoll;
 use super::hooks::PreExecuteFn;
-use super::{Call, CommitNow, Host, Prepared, Resolved, call_span, record_outcome};
+use super::{Call, CallInput, CommitNow, Host, Prepared, Resolved, call_span, record_outcome};
 
 /// A prepared call and its `tool.execute` span.
 struct Started {
@@ -71,7 +71,7 @@ enum Shape {
     /// A stream of inputs; results reported on `events`. Once `over` fires, unstarted inputs
     /// are abandoned and no new input is accepted.
     Stream {
-        source: Option<UnboundedReceiver<ToolExecutionInput>>,
+        source: Option<UnboundedReceiver<CallInput>>,
         /// Whether the submitter checked that arguments are lossless JSON.
         checked: bool,
         events: UnboundedSender<LaneEvent>,
@@ -83,14 +83,14 @@ enum Shape {
 }
 
 /// Called when a streamed call starts (before its preparation).
-pub(crate) type OnStart = Arc<dyn Fn(&ToolExecutionInput) + Send + Sync>;
+pub(crate) type OnStart = Arc<dyn Fn(&CallInput) + Send + Sync>;
 
 /// Drives one batch (or one lane) to completion (see the module docs of [`crate::batch`]).
 pub(crate) struct Scheduler<H: Host> {
     host: H,
     cap: usize,
     /// Calls not yet prepared; the front one has index `next_prepare`.
-    inputs: VecDeque<ToolExecutionInput>,
+    inputs: VecDeque<CallInput>,
     next_prepare: usize,
     /// The classification of the front input, computed once, with the resolution it made
     /// (which the call's creation reuses while the registry is unchanged).
@@ -115,7 +115,7 @@ impl<H: Host> Scheduler<H> {
         Self {
             host,
             cap: cap.get(),
-            inputs: inputs.into(),
+            inputs: inputs.into_iter().map(CallInput::from).collect(),
             next_prepare: 0,
             head_mode: None,
             barrier: None,
@@ -141,7 +141,7 @@ impl<H: Host> Scheduler<H> {
     )]
     pub(crate) fn stream(
         host: H,
-        source: UnboundedReceiver<ToolExecutionInput>,
+        source: UnboundedReceiver<CallInput>,
         checked: bool,
         events: UnboundedSender<LaneEvent>,
         over: CancellationToken,
@@ -484,7 +484,10 @@ impl<H: Host> Scheduler<H> {
         };
         let host = &self.host;
         let (mode, _) = self.head_mode.get_or_insert_with(|| {
-            let (mode, resolved) = super::classify_resolved(host, input);
+            let nested = input.parent.is_some();
+            let name = input.name.as_str();
+            let (mode, resolved) =
+                super::classify_resolved(host, name, input.agent, nested, &input.arguments);
             (mode, Some(resolved))
         });
         *mode == ToolExecutionMode::Parallel || self.next_commit() == self.next_prepare

@@ -5,7 +5,7 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, PoisonError};
 
 use dsh_tools::ToolDefinition;
-use dsh_tools::exec::{ScopeId, ToolExecution, ToolExecutionInput};
+use dsh_tools::exec::{ScopeId, ToolExecution};
 use dsh_tools::json::is_lossless;
 use serde_json::Value;
 use tokio::sync::oneshot;
@@ -15,6 +15,7 @@ use super::{Pending, Run};
 use crate::code::durable::{Check, JournalEntry};
 use crate::code::runtime::{BindingFn, BindingNamespace, ErrorClass};
 use crate::code::transport::RUN_CODE_NAME;
+use crate::pipeline::{CallInput, SharedStr};
 use crate::registry::ToolRegistry;
 
 /// The tools a run's program may call: every visible tool of the calling agent (deferred ones
@@ -123,10 +124,10 @@ fn binding(
                                         reply,
                                     },
                                 );
-                            let input = ToolExecutionInput {
-                                call_id: sub_call_id(&call_id, number),
-                                root_call_id: Some(String::from(&*root)),
-                                name: String::from(&*name),
+                            let input = CallInput {
+                                call_id: SharedStr::Shared(sub_call_id(&call_id, number)),
+                                root_call_id: Some(SharedStr::Shared(Arc::clone(&root))),
+                                name: SharedStr::Shared(Arc::clone(&name)),
                                 arguments,
                                 cancel: match &run.durable {
                                     Some(durable) => durable.live_cancel(number, &run_cancel),
@@ -173,8 +174,10 @@ fn binding(
 
 /// `<call_id>:code:<number>`, the id of a sub-call (written without the formatting machinery:
 /// it is made for every call).
-fn sub_call_id(call_id: &str, number: usize) -> String {
+fn sub_call_id(call_id: &str, number: usize) -> Arc<str> {
     const MARK: &str = ":code:";
+    /// Ids up to this long are put together on the stack (one allocation: the shared string).
+    const ON_STACK: usize = 96;
     let mut digits = [0u8; 20];
     let mut at = digits.len();
     let mut rest = number;
@@ -187,11 +190,26 @@ fn sub_call_id(call_id: &str, number: usize) -> String {
         }
     }
     let digits = &digits[at..];
-    let mut id = String::with_capacity(call_id.len() + MARK.len() + digits.len());
+    let parts = [call_id.as_bytes(), MARK.as_bytes(), digits];
+    let len = parts.iter().map(|part| part.len()).sum::<usize>();
+    if len <= ON_STACK {
+        let mut id = [0u8; ON_STACK];
+        let mut end = 0;
+        for part in parts {
+            id[end..end + part.len()].copy_from_slice(part);
+            end += part.len();
+        }
+        // A whole `str`, then ASCII: always valid UTF-8 (checked all the same, without a
+        // way to fail: a failure would take the general path below).
+        if let Ok(id) = std::str::from_utf8(&id[..end]) {
+            return Arc::from(id);
+        }
+    }
+    let mut id = String::with_capacity(len);
     id.push_str(call_id);
     id.push_str(MARK);
     id.extend(digits.iter().map(|&digit| char::from(digit)));
-    id
+    Arc::from(id)
 }
 
 /// What a binding did with one call.
@@ -214,8 +232,14 @@ mod tests {
     fn sub_call_ids_number_the_calls() {
         for number in [0, 1, 9, 10, 42, 1_000_007, usize::MAX] {
             assert_eq!(
-                sub_call_id("call-1", number),
+                &*sub_call_id("call-1", number),
                 format!("call-1:code:{number}")
+            );
+            // Past the stack buffer: the same id.
+            let long = "c".repeat(200);
+            assert_eq!(
+                &*sub_call_id(&long, number),
+                format!("{long}:code:{number}")
             );
         }
     }

@@ -12,7 +12,7 @@ use std::sync::atomic::AtomicUsize;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::Poll;
 
-use dsh_tools::exec::{ToolExecutionInput, ToolRunContext};
+use dsh_tools::exec::ToolRunContext;
 use dsh_tools::{ErrorInfo, ToolError};
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot};
@@ -31,7 +31,7 @@ use crate::code::events::{CodeDispatchEvent, emit};
 use crate::code::host_work::HostWork;
 use crate::code::runs::RunGrants;
 use crate::code::runtime::{CodeRunRequest, SnapshotSlot};
-use crate::pipeline::{OnStart, Scheduler};
+use crate::pipeline::{CallInput, OnStart, Scheduler};
 use crate::registry::ToolRegistry;
 
 /// Why a run is over, for the messages of rules 9 and 14.
@@ -54,7 +54,7 @@ struct Pending {
 /// The sub-call lane's intake: numbering and the channel send happen under one lock, so
 /// sub-call numbers follow submission order.
 struct Intake {
-    sender: Option<mpsc::UnboundedSender<ToolExecutionInput>>,
+    sender: Option<mpsc::UnboundedSender<CallInput>>,
     /// The lane's index of the next submitted call (replayed calls skip the lane).
     lane_index: usize,
 }
@@ -178,7 +178,7 @@ pub(crate) async fn run_code(
     };
     let on_start: Option<OnStart> = sink.clone().map(|sink| {
         let parent = Arc::clone(&exec.call_id);
-        Arc::new(move |input: &ToolExecutionInput| {
+        Arc::new(move |input: &CallInput| {
             emit(&*sink, CodeDispatchEvent::start(input, &parent));
         }) as OnStart
     });

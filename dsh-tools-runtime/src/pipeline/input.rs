@@ -1,0 +1,78 @@
+//! A call's input as the pipeline takes it: a [`ToolExecutionInput`] whose ids may already be
+//! shared strings. A Code Mode sub-call names its run, its tool and its root call with strings
+//! the run already holds; handing them over shared spares each sub-call the copies that
+//! [`ToolExecutionInput`]'s owned `String`s would take (and the conversions back into the
+//! execution record's `Arc<str>`s).
+
+use std::sync::Arc;
+
+use dsh_tools::exec::{ExecutionToken, ProgressObserver, ScopeId, ToolExecutionInput};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+/// A string of a call's input: owned as a caller gave it, or already shared.
+pub(crate) enum SharedStr {
+    /// Owned (from a [`ToolExecutionInput`]).
+    Owned(String),
+    /// Shared with whoever made the call.
+    #[allow(
+        dead_code,
+        reason = "a seam for the presentation compiled in (Code Mode); unused in a build without one"
+    )]
+    Shared(Arc<str>),
+}
+
+impl SharedStr {
+    /// The text.
+    pub(crate) fn as_str(&self) -> &str {
+        match self {
+            Self::Owned(text) => text,
+            Self::Shared(text) => text,
+        }
+    }
+
+    /// The text as the execution record keeps it (a copy only when it was owned).
+    pub(crate) fn into_shared(self) -> Arc<str> {
+        match self {
+            Self::Owned(text) => text.into(),
+            Self::Shared(text) => text,
+        }
+    }
+}
+
+/// A call's input inside the pipeline (the fields of [`ToolExecutionInput`]).
+pub(crate) struct CallInput {
+    pub(crate) call_id: SharedStr,
+    pub(crate) root_call_id: Option<SharedStr>,
+    pub(crate) name: SharedStr,
+    pub(crate) arguments: Value,
+    pub(crate) cancel: CancellationToken,
+    pub(crate) agent: Option<ScopeId>,
+    pub(crate) parent: Option<ExecutionToken>,
+    pub(crate) progress: Option<ProgressObserver>,
+}
+
+impl From<ToolExecutionInput> for CallInput {
+    fn from(input: ToolExecutionInput) -> Self {
+        let ToolExecutionInput {
+            call_id,
+            root_call_id,
+            name,
+            arguments,
+            cancel,
+            agent,
+            parent,
+            progress,
+        } = input;
+        Self {
+            call_id: SharedStr::Owned(call_id),
+            root_call_id: root_call_id.map(SharedStr::Owned),
+            name: SharedStr::Owned(name),
+            arguments,
+            cancel,
+            agent,
+            parent,
+            progress,
+        }
+    }
+}
