@@ -18,7 +18,7 @@ use std::time::Instant;
 use dsh_tools::definition::BoxFuture;
 use dsh_tools::exec::{ToolExecutionInput, ToolExecutionMode, ToolExecutionResult};
 use futures_util::stream::{FuturesUnordered, StreamExt};
-use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
+use tokio::sync::mpsc::UnboundedReceiver;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
@@ -68,13 +68,14 @@ enum Shape {
         dead_code,
         reason = "a seam for the presentation compiled in (Code Mode); unused in a build without one"
     )]
-    /// A stream of inputs; results reported on `events`. Once `over` fires, unstarted inputs
-    /// are abandoned and no new input is accepted.
+    /// A stream of inputs; results reported in `events` (taken with
+    /// [`Scheduler::take_events`] after each poll). Once `over` fires, unstarted inputs are
+    /// abandoned and no new input is accepted.
     Stream {
         source: Option<UnboundedReceiver<CallInput>>,
         /// Whether the submitter checked that arguments are lossless JSON.
         checked: bool,
-        events: UnboundedSender<LaneEvent>,
+        events: VecDeque<LaneEvent>,
         over: CancellationToken,
         committed: usize,
         abandoned: usize,
@@ -129,8 +130,8 @@ impl<H: Host> Scheduler<H> {
     }
 
     /// A streaming lane: inputs arrive on `source` (`checked`: with arguments already known to
-    /// be lossless JSON), results are reported on `events` in call order, and once `over` is
-    /// cancelled the unstarted inputs are abandoned.
+    /// be lossless JSON), results are reported in call order (see [`Scheduler::take_events`]),
+    /// and once `over` is cancelled the unstarted inputs are abandoned.
     #[allow(
         clippy::too_many_arguments,
         reason = "one lane's whole wiring, passed once"
@@ -143,7 +144,6 @@ impl<H: Host> Scheduler<H> {
         host: H,
         source: UnboundedReceiver<CallInput>,
         checked: bool,
-        events: UnboundedSender<LaneEvent>,
         over: CancellationToken,
         cap: NonZeroUsize,
         on_start: Option<OnStart>,
@@ -152,13 +152,27 @@ impl<H: Host> Scheduler<H> {
         scheduler.shape = Shape::Stream {
             source: Some(source),
             checked,
-            events,
+            events: VecDeque::new(),
             over,
             committed: 0,
             abandoned: 0,
             on_start,
         };
         scheduler
+    }
+
+    /// Stream shape: what happened to the lane's calls since the last time, in order (a
+    /// lane's owner takes them after each poll; nothing is reported between polls).
+    #[allow(
+        dead_code,
+        reason = "a seam for the presentation compiled in (Code Mode); unused in a build without one"
+    )]
+    pub(crate) fn take_events(&mut self) -> impl Iterator<Item = LaneEvent> + '_ {
+        let events = match &mut self.shape {
+            Shape::Stream { events, .. } => Some(events.drain(..)),
+            Shape::Batch(_) => None,
+        };
+        events.into_iter().flatten()
     }
 
     fn total(&self) -> usize {
@@ -179,8 +193,7 @@ impl<H: Host> Scheduler<H> {
             Shape::Stream {
                 events, committed, ..
             } => {
-                // The receiver may be gone (the bridge stopped listening): nothing to report to.
-                let _ = events.send(LaneEvent::Committed(*committed, result));
+                events.push_back(LaneEvent::Committed(*committed, result));
                 *committed += 1;
             }
         }
@@ -216,7 +229,7 @@ impl<H: Host> Scheduler<H> {
                 self.next_prepare += 1;
                 self.head_mode = None;
                 *abandoned += 1;
-                let _ = events.send(LaneEvent::Abandoned(index));
+                events.push_back(LaneEvent::Abandoned(index));
                 progressed = true;
             }
             return progressed;

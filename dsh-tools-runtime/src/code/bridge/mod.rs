@@ -127,7 +127,6 @@ pub(crate) async fn run_code(
     // sub-calls in flight finish.
     let program_stop = run_cancel.child_token();
     let (submit, source) = mpsc::unbounded_channel();
-    let (events, committed) = mpsc::unbounded_channel();
     let over = CancellationToken::new();
     let sink = registry.event_sink().filter(|_| exec.agent.is_some());
     let grants: RunGrants = Arc::default();
@@ -187,37 +186,29 @@ pub(crate) async fn run_code(
         registry.clone(),
         source,
         true,
-        events,
         run.over.clone(),
         registry.config().max_parallel_sub_calls,
         on_start,
     );
 
     // The run's lane: the scheduler, then rule 13's commits in submission order as it reports
-    // them — polled in that order, so a call the scheduler commits settles in the same poll. A
-    // runtime that polls it on its own thread saves two cross-thread hand-offs per call; it
-    // leaves the unfinished rest for the host to drain once the program is over.
+    // them — taken after each of its polls, so a call the scheduler commits settles in the
+    // same poll. A runtime that polls it on its own thread saves two cross-thread hand-offs per
+    // call; it leaves the unfinished rest for the host to drain once the program is over.
     let lane = {
         let (run, ctx, sink) = (Arc::clone(&run), ctx.clone(), sink.clone());
         let mut scheduler = Some(scheduler);
-        let mut committed = Some(committed);
         HostWork::new(std::future::poll_fn(move |cx| {
-            if let Some(lane) = &mut scheduler
-                && std::pin::Pin::new(lane).poll(cx).is_ready()
-            {
+            let Some(lane) = &mut scheduler else {
+                return Poll::Ready(());
+            };
+            let over = std::pin::Pin::new(&mut *lane).poll(cx).is_ready();
+            for event in lane.take_events() {
+                let log = sink.as_deref().map(|sink| (sink, &log_chain[..]));
+                commit::settle(&run, &ctx, log, event);
+            }
+            if over {
                 scheduler = None;
-            }
-            while let Some(events) = &mut committed {
-                match events.poll_recv(cx) {
-                    Poll::Ready(Some(event)) => {
-                        let log = sink.as_deref().map(|sink| (sink, &log_chain[..]));
-                        commit::settle(&run, &ctx, log, event);
-                    }
-                    Poll::Ready(None) => committed = None,
-                    Poll::Pending => break,
-                }
-            }
-            if scheduler.is_none() && committed.is_none() {
                 Poll::Ready(())
             } else {
                 Poll::Pending
