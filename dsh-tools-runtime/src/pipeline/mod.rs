@@ -25,6 +25,7 @@ mod finish;
 mod first_poll;
 pub mod hooks;
 mod input;
+mod intake;
 mod outcome;
 mod policy;
 mod post;
@@ -54,6 +55,11 @@ pub(crate) use input::CallInput;
     reason = "a seam for the presentation compiled in (Code Mode); unused in a build without one"
 )]
 pub(crate) use input::SharedStr;
+#[allow(
+    unused_imports,
+    reason = "a seam for the presentation compiled in (Code Mode); unused in a build without one"
+)]
+pub(crate) use intake::LaneIntake;
 pub(crate) use scheduler::Scheduler;
 #[allow(
     unused_imports,

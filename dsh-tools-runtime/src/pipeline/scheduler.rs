@@ -3,7 +3,7 @@
 //! phases (begin + prepare, dispatch, commit); only dispatch overlaps.
 //!
 //! The same machine serves two shapes: a fixed batch (all inputs known, results collected in
-//! call order) and a stream (a lane: inputs arrive over a channel while their submitter runs —
+//! call order) and a stream (a lane: inputs arrive in its intake while their submitter runs —
 //! Code Mode's sub-calls — each committed result is reported as it commits, and unstarted calls
 //! are abandoned once the submitter is over).
 
@@ -18,12 +18,12 @@ use std::time::Instant;
 use dsh_tools::definition::BoxFuture;
 use dsh_tools::exec::{ToolExecutionInput, ToolExecutionMode, ToolExecutionResult};
 use futures_util::stream::{FuturesUnordered, StreamExt};
-use tokio::sync::mpsc::UnboundedReceiver;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use super::first_poll::FirstPoll;
 use super::hooks::PreExecuteFn;
+use super::intake::LaneIntake;
 use super::{Call, CallInput, CommitNow, Host, Prepared, Resolved, call_span, record_outcome};
 
 /// A prepared call and its `tool.execute` span.
@@ -72,7 +72,7 @@ enum Shape {
     /// [`Scheduler::take_events`] after each poll). Once `over` fires, unstarted inputs are
     /// abandoned and no new input is accepted.
     Stream {
-        source: Option<UnboundedReceiver<CallInput>>,
+        source: Option<Arc<LaneIntake>>,
         /// Whether the submitter checked that arguments are lossless JSON.
         checked: bool,
         events: VecDeque<LaneEvent>,
@@ -142,7 +142,7 @@ impl<H: Host> Scheduler<H> {
     )]
     pub(crate) fn stream(
         host: H,
-        source: UnboundedReceiver<CallInput>,
+        source: Arc<LaneIntake>,
         checked: bool,
         over: CancellationToken,
         cap: NonZeroUsize,
@@ -215,13 +215,11 @@ impl<H: Host> Scheduler<H> {
         let mut progressed = false;
         if over.is_cancelled() {
             // No new call starts once the run is over: what is queued (here or still in the
-            // channel) is abandoned; started calls run to their commit.
-            if let Some(mut closed) = source.take() {
-                closed.close();
-                while let Ok(input) = closed.try_recv() {
-                    self.inputs.push_back(input);
-                    self.slots.push(Slot::default());
-                }
+            // intake) is abandoned; started calls run to their commit.
+            if let Some(closed) = source.take() {
+                let drained = closed.close_and_drain(&mut self.inputs);
+                self.slots
+                    .extend(std::iter::repeat_with(Slot::default).take(drained));
                 progressed = true;
             }
             while self.inputs.pop_front().is_some() {
@@ -234,21 +232,14 @@ impl<H: Host> Scheduler<H> {
             }
             return progressed;
         }
-        if let Some(receiver) = source {
-            loop {
-                match receiver.poll_recv(cx) {
-                    Poll::Ready(Some(input)) => {
-                        self.inputs.push_back(input);
-                        self.slots.push(Slot::default());
-                        progressed = true;
-                    }
-                    Poll::Ready(None) => {
-                        *source = None;
-                        progressed = true;
-                        break;
-                    }
-                    Poll::Pending => break,
-                }
+        if let Some(intake) = source {
+            let taken = intake.take(cx, &mut self.inputs);
+            self.slots
+                .extend(std::iter::repeat_with(Slot::default).take(taken.inputs));
+            progressed = taken.inputs > 0;
+            if taken.closed {
+                *source = None;
+                progressed = true;
             }
         }
         progressed

@@ -93,9 +93,9 @@ fn binding(
         let step = {
             let mut intake = run.submit.lock().unwrap_or_else(PoisonError::into_inner);
             let lane_index = intake.lane_index;
-            match &intake.sender {
+            match &intake.lane {
                 None => Step::Over,
-                Some(sender) => {
+                Some(lane) => {
                     // A resumed snapshot's awaited calls keep their numbers.
                     let number = run
                         .durable
@@ -138,7 +138,7 @@ fn binding(
                                 progress: progress.clone(),
                             };
                             // A closed lane means the run is over; the reply then says so.
-                            let _ = sender.send(input);
+                            let _ = lane.submit(input);
                             intake.lane_index += 1;
                             Step::Submitted
                         }

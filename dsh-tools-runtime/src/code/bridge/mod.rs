@@ -15,7 +15,7 @@ use std::task::Poll;
 use dsh_tools::exec::ToolRunContext;
 use dsh_tools::{ErrorInfo, ToolError};
 use serde_json::{Value, json};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
 mod binding;
@@ -31,7 +31,7 @@ use crate::code::events::{CodeDispatchEvent, emit};
 use crate::code::host_work::HostWork;
 use crate::code::runs::RunGrants;
 use crate::code::runtime::{CodeRunRequest, SnapshotSlot};
-use crate::pipeline::{CallInput, OnStart, Scheduler};
+use crate::pipeline::{CallInput, LaneIntake, OnStart, Scheduler};
 use crate::registry::ToolRegistry;
 
 /// Why a run is over, for the messages of rules 9 and 14.
@@ -51,10 +51,10 @@ struct Pending {
     reply: Reply,
 }
 
-/// The sub-call lane's intake: numbering and the channel send happen under one lock, so
+/// The sub-call lane's intake: numbering and the submission happen under one lock, so
 /// sub-call numbers follow submission order.
 struct Intake {
-    sender: Option<mpsc::UnboundedSender<CallInput>>,
+    lane: Option<Arc<LaneIntake>>,
     /// The lane's index of the next submitted call (replayed calls skip the lane).
     lane_index: usize,
 }
@@ -126,7 +126,7 @@ pub(crate) async fn run_code(
     // The program stops with the run, or earlier (a suspension, a divergence) while its
     // sub-calls in flight finish.
     let program_stop = run_cancel.child_token();
-    let (submit, source) = mpsc::unbounded_channel();
+    let source = Arc::new(LaneIntake::default());
     let over = CancellationToken::new();
     let sink = registry.event_sink().filter(|_| exec.agent.is_some());
     let grants: RunGrants = Arc::default();
@@ -156,7 +156,7 @@ pub(crate) async fn run_code(
     };
     let run = Arc::new(Run {
         submit: Mutex::new(Intake {
-            sender: Some(submit),
+            lane: Some(Arc::clone(&source)),
             lane_index: 0,
         }),
         next: AtomicUsize::new(durable.as_ref().map_or(0, |(run, ..)| run.calls_before())),
@@ -259,11 +259,15 @@ pub(crate) async fn run_code(
             if !suspended {
                 run_cancel.cancel();
             }
-            run.submit
+            let lane = run
+                .submit
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
-                .sender
+                .lane
                 .take();
+            if let Some(lane) = lane {
+                lane.close();
+            }
             outcome
         }
     };

@@ -1,0 +1,96 @@
+//! A streaming lane's intake: where a Code Mode run's bindings submit sub-calls and the lane's
+//! scheduler takes them. Both sides run on the thread that drives the run, in turn; a queue
+//! under a lock, with the lane's waker, costs a fraction of a channel's send and receive.
+
+use std::collections::VecDeque;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::task::{Context, Waker};
+
+use super::CallInput;
+
+/// The intake of one lane (see the module docs).
+#[derive(Default)]
+pub(crate) struct LaneIntake(Mutex<State>);
+
+#[derive(Default)]
+struct State {
+    queue: VecDeque<CallInput>,
+    /// Nothing more is accepted (the run is over, or its program ended).
+    closed: bool,
+    /// The lane's, to wake when an input arrives or the intake closes.
+    waker: Option<Waker>,
+}
+
+/// What [`LaneIntake::take`] found.
+pub(crate) struct Taken {
+    /// How many inputs it moved.
+    pub(crate) inputs: usize,
+    /// Whether the intake is closed: nothing more will come.
+    pub(crate) closed: bool,
+}
+
+impl LaneIntake {
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Submits `input`; `false` when the intake is closed (the input is dropped: whoever
+    /// submitted it learns from the lane that it will not run).
+    #[allow(
+        dead_code,
+        reason = "a seam for the presentation compiled in (Code Mode); unused in a build without one"
+    )]
+    pub(crate) fn submit(&self, input: CallInput) -> bool {
+        let mut state = self.state();
+        if state.closed {
+            return false;
+        }
+        state.queue.push_back(input);
+        if let Some(waker) = &state.waker {
+            waker.wake_by_ref();
+        }
+        true
+    }
+
+    /// Accepts nothing more (what was submitted can still be taken).
+    #[allow(
+        dead_code,
+        reason = "a seam for the presentation compiled in (Code Mode); unused in a build without one"
+    )]
+    pub(crate) fn close(&self) {
+        let mut state = self.state();
+        state.closed = true;
+        if let Some(waker) = state.waker.take() {
+            drop(state);
+            waker.wake();
+        }
+    }
+
+    /// Moves every submitted input to `into`, and registers `cx`'s waker for what comes next.
+    pub(crate) fn take(&self, cx: &mut Context<'_>, into: &mut VecDeque<CallInput>) -> Taken {
+        let mut state = self.state();
+        let inputs = state.queue.len();
+        into.append(&mut state.queue);
+        if !state
+            .waker
+            .as_ref()
+            .is_some_and(|waker| waker.will_wake(cx.waker()))
+        {
+            state.waker = Some(cx.waker().clone());
+        }
+        Taken {
+            inputs,
+            closed: state.closed,
+        }
+    }
+
+    /// Closes the intake and moves what was submitted to `into` (no waker registered).
+    pub(crate) fn close_and_drain(&self, into: &mut VecDeque<CallInput>) -> usize {
+        let mut state = self.state();
+        state.closed = true;
+        state.waker = None;
+        let inputs = state.queue.len();
+        into.append(&mut state.queue);
+        inputs
+    }
+}
