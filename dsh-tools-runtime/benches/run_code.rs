@@ -208,7 +208,10 @@ fn benches(c: &mut Criterion) {
                 let start = Instant::now();
                 run_program(&registry, &program(iters)).await;
                 // A sample of a few calls can measure under its baseline; criterion refuses a zero.
-                start.elapsed().saturating_sub(baseline).max(Duration::from_nanos(1))
+                start
+                    .elapsed()
+                    .saturating_sub(baseline)
+                    .max(Duration::from_nanos(1))
             })
         })
     });

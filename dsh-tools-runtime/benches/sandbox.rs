@@ -123,7 +123,10 @@ fn one_awaited_call(tokio: &Runtime, sandbox: &QuickJsRuntime, iters: u64) -> Du
         let start = Instant::now();
         run(sandbox, &program(iters), vec![namespace()]).await;
         // A sample of a few calls can measure under its baseline; criterion refuses a zero.
-        start.elapsed().saturating_sub(baseline).max(Duration::from_nanos(1))
+        start
+            .elapsed()
+            .saturating_sub(baseline)
+            .max(Duration::from_nanos(1))
     })
 }
 

@@ -8,7 +8,6 @@ use dsh_tools::ToolDefinition;
 use dsh_tools::exec::{ScopeId, ToolExecution};
 use dsh_tools::json::is_lossless;
 use serde_json::Value;
-use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
 use super::{Pending, Run};
@@ -89,7 +88,6 @@ fn binding(
                 "tool arguments must be lossless JSON (call the tool with an arguments object, e.g. `{}`)".to_owned(),
             )));
         }
-        let (reply, answer) = oneshot::channel();
         let step = {
             let mut intake = run.submit.lock().unwrap_or_else(PoisonError::into_inner);
             let lane_index = intake.lane_index;
@@ -121,7 +119,6 @@ fn binding(
                                         number,
                                         name: name.clone(),
                                         arguments: run.keeps_arguments.then(|| arguments.clone()),
-                                        reply,
                                     },
                                 );
                             let input = CallInput {
@@ -140,7 +137,7 @@ fn binding(
                             // A closed lane means the run is over; the reply then says so.
                             let _ = lane.submit(input);
                             intake.lane_index += 1;
-                            Step::Submitted
+                            Step::Submitted(lane_index)
                         }
                     }
                 }
@@ -161,12 +158,19 @@ fn binding(
                     }
                     entry.settled.answer()
                 }
-                Step::Submitted => answer.await.unwrap_or_else(|_| {
-                    Err(format!(
-                        "run_code run is over ({}); {name} result discarded",
-                        run.reason()
-                    ))
-                }),
+                Step::Submitted(index) => {
+                    let answer = std::future::poll_fn(|cx| {
+                        let mut replies =
+                            run.replies.lock().unwrap_or_else(PoisonError::into_inner);
+                        replies.poll_answer(index, cx)
+                    });
+                    answer.await.unwrap_or_else(|| {
+                        Err(format!(
+                            "run_code run is over ({}); {name} result discarded",
+                            run.reason()
+                        ))
+                    })
+                }
             }
         })
     })
@@ -216,8 +220,8 @@ fn sub_call_id(call_id: &str, number: usize) -> Arc<str> {
 enum Step {
     /// The run is over: nothing submitted.
     Over,
-    /// Submitted to the lane: the commit answers.
-    Submitted,
+    /// Submitted to the lane as its call of this index: the commit answers.
+    Submitted(usize),
     /// Answered from the journal (sub-call number, arguments, entry).
     Replayed(Box<(usize, Value, JournalEntry)>),
     /// Refused (a divergence).

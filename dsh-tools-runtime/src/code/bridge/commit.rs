@@ -18,12 +18,14 @@ pub(super) type EventLog<'a> = (&'a dyn CodeEventSink, &'a [DispatchLogFn]);
 pub(super) fn settle(run: &Run, ctx: &ToolRunContext, log: Option<EventLog<'_>>, event: LaneEvent) {
     let (index, result) = match event {
         LaneEvent::Abandoned(index) => {
-            if let Some(pending) = take_reply(run, index) {
-                let _ = pending.reply.send(Err(format!(
+            let mut replies = run.replies.lock().unwrap_or_else(PoisonError::into_inner);
+            if let Some(pending) = replies.take(index) {
+                let message = format!(
                     "run_code run is over ({}); {} tool call abandoned",
                     run.reason(),
                     pending.name
-                )));
+                );
+                replies.answer(index, Err(message));
             }
             return;
         }
@@ -53,7 +55,6 @@ pub(super) fn settle(run: &Run, ctx: &ToolRunContext, log: Option<EventLog<'_>>,
         number,
         name,
         arguments,
-        reply,
     }) = take_reply(run, index)
     else {
         for context in contexts {
@@ -88,7 +89,10 @@ pub(super) fn settle(run: &Run, ctx: &ToolRunContext, log: Option<EventLog<'_>>,
             ToolExecutionResult::Failure(failure) => Err(failure.error.message().to_owned()),
         }
     };
-    let _ = reply.send(answer);
+    run.replies
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .answer(index, answer);
 }
 
 fn take_reply(run: &Run, index: usize) -> Option<Pending> {

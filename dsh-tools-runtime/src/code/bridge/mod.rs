@@ -15,7 +15,6 @@ use std::task::Poll;
 use dsh_tools::exec::ToolRunContext;
 use dsh_tools::{ErrorInfo, ToolError};
 use serde_json::{Value, json};
-use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
 mod binding;
@@ -38,8 +37,6 @@ use crate::registry::ToolRegistry;
 const SETTLED: &str = "run_code settled";
 const CANCELLED: &str = "run_code cancelled";
 
-type Reply = oneshot::Sender<Result<Value, String>>;
-
 /// A submitted sub-call waiting for its commit.
 struct Pending {
     /// Its sub-call number (`<callId>:code:<number>`).
@@ -48,7 +45,6 @@ struct Pending {
     /// A copy of the arguments, independent of the dispatched one, kept only when the run logs
     /// dispatch events or journals its calls (a durable run).
     arguments: Option<Value>,
-    reply: Reply,
 }
 
 /// The sub-call lane's intake: numbering and the submission happen under one lock, so
