@@ -15,7 +15,7 @@ pub(crate) struct LaneIntake(Mutex<State>);
 #[derive(Default)]
 struct State {
     queue: VecDeque<CallInput>,
-    /// Nothing more is accepted (the run is over, or its program ended).
+    /// Nothing more is accepted, and what was not started is abandoned: the run is over.
     closed: bool,
     /// The lane's, to wake when an input arrives or the intake closes.
     waker: Option<Waker>,
@@ -25,7 +25,8 @@ struct State {
 pub(crate) struct Taken {
     /// How many inputs it moved.
     pub(crate) inputs: usize,
-    /// Whether the intake is closed: nothing more will come.
+    /// Whether the intake is closed: nothing more will come, and the lane abandons every call
+    /// it has not started.
     pub(crate) closed: bool,
 }
 
@@ -52,7 +53,8 @@ impl LaneIntake {
         true
     }
 
-    /// Accepts nothing more (what was submitted can still be taken).
+    /// Accepts nothing more: the run is over, and the lane abandons what it has not started
+    /// (what was submitted is still taken, to be abandoned).
     #[allow(
         dead_code,
         reason = "a seam for the presentation compiled in (Code Mode); unused in a build without one"
@@ -82,15 +84,5 @@ impl LaneIntake {
             inputs,
             closed: state.closed,
         }
-    }
-
-    /// Closes the intake and moves what was submitted to `into` (no waker registered).
-    pub(crate) fn close_and_drain(&self, into: &mut VecDeque<CallInput>) -> usize {
-        let mut state = self.state();
-        state.closed = true;
-        state.waker = None;
-        let inputs = state.queue.len();
-        into.append(&mut state.queue);
-        inputs
     }
 }

@@ -18,7 +18,6 @@ use std::time::Instant;
 use dsh_tools::definition::BoxFuture;
 use dsh_tools::exec::{ToolExecutionInput, ToolExecutionMode, ToolExecutionResult};
 use futures_util::stream::{FuturesUnordered, StreamExt};
-use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use super::first_poll::FirstPoll;
@@ -69,14 +68,13 @@ enum Shape {
         reason = "a seam for the presentation compiled in (Code Mode); unused in a build without one"
     )]
     /// A stream of inputs; results reported in `events` (taken with
-    /// [`Scheduler::take_events`] after each poll). Once `over` fires, unstarted inputs are
-    /// abandoned and no new input is accepted.
+    /// [`Scheduler::take_events`] after each poll). Once the intake closes, unstarted inputs are
+    /// abandoned.
     Stream {
         source: Option<Arc<LaneIntake>>,
         /// Whether the submitter checked that arguments are lossless JSON.
         checked: bool,
         events: VecDeque<LaneEvent>,
-        over: CancellationToken,
         committed: usize,
         abandoned: usize,
         on_start: Option<OnStart>,
@@ -131,7 +129,7 @@ impl<H: Host> Scheduler<H> {
 
     /// A streaming lane: inputs arrive on `source` (`checked`: with arguments already known to
     /// be lossless JSON), results are reported in call order (see [`Scheduler::take_events`]),
-    /// and once `over` is cancelled the unstarted inputs are abandoned.
+    /// and once the intake closes (the run is over) the unstarted inputs are abandoned.
     #[allow(
         clippy::too_many_arguments,
         reason = "one lane's whole wiring, passed once"
@@ -144,7 +142,6 @@ impl<H: Host> Scheduler<H> {
         host: H,
         source: Arc<LaneIntake>,
         checked: bool,
-        over: CancellationToken,
         cap: NonZeroUsize,
         on_start: Option<OnStart>,
     ) -> Self {
@@ -153,7 +150,6 @@ impl<H: Host> Scheduler<H> {
             source: Some(source),
             checked,
             events: VecDeque::new(),
-            over,
             committed: 0,
             abandoned: 0,
             on_start,
@@ -205,44 +201,32 @@ impl<H: Host> Scheduler<H> {
         let Shape::Stream {
             source,
             events,
-            over,
             abandoned,
             ..
         } = &mut self.shape
         else {
             return false;
         };
-        let mut progressed = false;
-        if over.is_cancelled() {
-            // No new call starts once the run is over: what is queued (here or still in the
-            // intake) is abandoned; started calls run to their commit.
-            if let Some(closed) = source.take() {
-                let drained = closed.close_and_drain(&mut self.inputs);
-                self.slots
-                    .extend(std::iter::repeat_with(Slot::default).take(drained));
-                progressed = true;
-            }
-            while self.inputs.pop_front().is_some() {
-                let index = self.next_prepare;
-                self.next_prepare += 1;
-                self.head_mode = None;
-                *abandoned += 1;
-                events.push_back(LaneEvent::Abandoned(index));
-                progressed = true;
-            }
-            return progressed;
+        let Some(intake) = source else {
+            return false;
+        };
+        let taken = intake.take(cx, &mut self.inputs);
+        self.slots
+            .extend(std::iter::repeat_with(Slot::default).take(taken.inputs));
+        if !taken.closed {
+            return taken.inputs > 0;
         }
-        if let Some(intake) = source {
-            let taken = intake.take(cx, &mut self.inputs);
-            self.slots
-                .extend(std::iter::repeat_with(Slot::default).take(taken.inputs));
-            progressed = taken.inputs > 0;
-            if taken.closed {
-                *source = None;
-                progressed = true;
-            }
+        // No new call starts once the run is over: what is queued is abandoned; started calls
+        // run to their commit.
+        *source = None;
+        while self.inputs.pop_front().is_some() {
+            let index = self.next_prepare;
+            self.next_prepare += 1;
+            self.head_mode = None;
+            *abandoned += 1;
+            events.push_back(LaneEvent::Abandoned(index));
         }
-        progressed
+        true
     }
 
     /// Whether every call that will ever exist has been committed (or abandoned).

@@ -75,7 +75,7 @@ fn binding(
     Arc::new(move |arguments: Value| {
         let name = name.clone();
         // Rule 9: the run is over.
-        if run.over.is_cancelled() {
+        if run.is_over() {
             let message = format!(
                 "run_code run is over ({}); {name} not dispatched",
                 run.reason()

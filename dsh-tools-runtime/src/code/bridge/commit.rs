@@ -78,7 +78,7 @@ pub(super) fn settle(run: &Run, ctx: &ToolRunContext, log: Option<EventLog<'_>>,
         let event = CodeDispatchEvent::settled(ctx.execution(), number, &name, arguments, &result);
         emit(sink, event.shaped(chain));
     }
-    let answer = if run.over.is_cancelled() {
+    let answer = if run.is_over() {
         Err(format!(
             "run_code run is over ({}); {name} result discarded",
             run.reason()

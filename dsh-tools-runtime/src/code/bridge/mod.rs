@@ -8,7 +8,7 @@
 //! submission order.
 
 use std::future::Future;
-use std::sync::atomic::AtomicUsize;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::Poll;
 
@@ -62,7 +62,10 @@ struct Run {
     next: AtomicUsize,
     /// Submitted calls by lane index.
     replies: Mutex<replies::Replies>,
+    /// Fires when the run is over (rule 6); the durable side waits on it.
     over: CancellationToken,
+    /// Whether `over` fired, read without the token's lock (on every call).
+    over_flag: AtomicBool,
     reason: Mutex<&'static str>,
     /// The durable side of a suspendable or resumed run.
     durable: Option<Arc<DurableRun>>,
@@ -72,6 +75,17 @@ struct Run {
 }
 
 impl Run {
+    /// Whether the run is over (rule 6).
+    fn is_over(&self) -> bool {
+        self.over_flag.load(Ordering::Acquire)
+    }
+
+    /// The run is over (rule 6).
+    fn end(&self) {
+        self.over_flag.store(true, Ordering::Release);
+        self.over.cancel();
+    }
+
     fn reason(&self) -> &'static str {
         *self.reason.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -158,6 +172,7 @@ pub(crate) async fn run_code(
         next: AtomicUsize::new(durable.as_ref().map_or(0, |(run, ..)| run.calls_before())),
         replies: Mutex::default(),
         over,
+        over_flag: AtomicBool::new(false),
         reason: Mutex::new(SETTLED),
         keeps_arguments: sink.is_some() || durable.is_some(),
         durable: durable.as_ref().map(|(run, ..)| Arc::clone(run)),
@@ -182,7 +197,6 @@ pub(crate) async fn run_code(
         registry.clone(),
         source,
         true,
-        run.over.clone(),
         registry.config().max_parallel_sub_calls,
         on_start,
     );
@@ -251,7 +265,7 @@ pub(crate) async fn run_code(
             // Rule 6: the run is over — abandon what has not started, stop the rest. A
             // suspended run's calls in flight finish instead, to be journaled.
             let suspended = run.durable.as_ref().is_some_and(|d| d.end_program());
-            run.over.cancel();
+            run.end();
             if !suspended {
                 run_cancel.cancel();
             }
