@@ -8,17 +8,16 @@ use dsh_tools::definition::FinalizeFn;
 use dsh_tools::exec::{ExecutionToken, ToolExecution, ToolExecutionResult};
 use dsh_tools::json::is_lossless;
 use dsh_tools::{ToolDefinition, ToolError};
-use tokio_util::sync::CancellationToken;
 
 use super::hooks::HookTables;
-use super::input::{CallInput, SharedStr};
+use super::input::{CallInput, CallerCancel, SharedStr};
 use super::{Host, Resolution, Resolved};
 use crate::error::ToolNotFoundError;
 
 /// A call in flight: what every stage after the first needs.
 pub(crate) struct Call {
     pub(crate) exec: Arc<ToolExecution>,
-    pub(crate) caller_cancel: CancellationToken,
+    pub(crate) caller_cancel: CallerCancel,
     pub(crate) finalizer: Option<FinalizeFn>,
     /// The hook store as it was when the call started.
     pub(crate) hooks: Arc<HookTables>,

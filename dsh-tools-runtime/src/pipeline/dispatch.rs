@@ -121,7 +121,7 @@ async fn dispatch_wrapped<H: Host>(
     let exec = Arc::clone(&call.exec);
     let view = DispatchExecution {
         exec: Arc::clone(&exec),
-        cancel: call.caller_cancel.clone(),
+        cancel: CancellationToken::clone(&call.caller_cancel),
         replaced: false,
         budget: call.budget(),
     };
@@ -132,7 +132,7 @@ async fn dispatch_wrapped<H: Host>(
         let host = host.clone();
         let record = Arc::clone(&record);
         let produced = Arc::clone(&produced);
-        let caller = call.caller_cancel.clone();
+        let caller = CancellationToken::clone(&call.caller_cancel);
         let resolved = call.resolved.clone();
         Arc::new(move |dispatch: DispatchExecution| {
             let host = host.clone();

@@ -20,7 +20,7 @@ use futures_util::FutureExt;
 use super::dispatch::{CoreRecord, after_dispatch, body_result};
 use super::hooks::ExecuteWrapper;
 use super::outcome::aborted_before_dispatch;
-use super::{Call, Host, Prepared};
+use super::{Call, CallerCancel, Host, Prepared};
 
 /// How far [`first_poll`] got.
 pub(crate) enum FirstPoll {
@@ -76,8 +76,14 @@ pub(crate) fn first_poll<H: Host>(host: &H, call: &Call, cx: &mut Context<'_>) -
     }
     // d. Invoke the body and poll it once; a panic in either is the tool's failure.
     record.body_invoked.store(true, Ordering::SeqCst);
-    let caller = call.caller_cancel.clone();
-    let (ctx, handle) = ToolRunContext::with_parent_token(Arc::clone(exec), caller);
+    let (ctx, handle) = match &call.caller_cancel {
+        CallerCancel::Own(caller) => {
+            ToolRunContext::with_parent_token(Arc::clone(exec), caller.clone())
+        }
+        CallerCancel::Shared(caller) => {
+            ToolRunContext::with_shared_parent_token(Arc::clone(exec), Arc::clone(caller))
+        }
+    };
     let ctx = ctx.with_states(stage.states());
     *record.handle.lock().unwrap_or_else(PoisonError::into_inner) = Some(handle);
     let invoke = || match call.args_valid {

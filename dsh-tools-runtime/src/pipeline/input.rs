@@ -40,13 +40,39 @@ impl SharedStr {
     }
 }
 
+/// The caller's cancellation token: the call's own (from a [`ToolExecutionInput`]), or one many
+/// calls share (a Code Mode run's, for its sub-calls), held without a per-call clone of the
+/// token (each clone takes the token tree's lock, and so does its drop).
+#[derive(Clone)]
+pub(crate) enum CallerCancel {
+    /// The call's own.
+    Own(CancellationToken),
+    /// Shared with other calls.
+    #[allow(
+        dead_code,
+        reason = "a seam for the presentation compiled in (Code Mode); unused in a build without one"
+    )]
+    Shared(Arc<CancellationToken>),
+}
+
+impl std::ops::Deref for CallerCancel {
+    type Target = CancellationToken;
+
+    fn deref(&self) -> &CancellationToken {
+        match self {
+            Self::Own(token) => token,
+            Self::Shared(token) => token,
+        }
+    }
+}
+
 /// A call's input inside the pipeline (the fields of [`ToolExecutionInput`]).
 pub(crate) struct CallInput {
     pub(crate) call_id: SharedStr,
     pub(crate) root_call_id: Option<SharedStr>,
     pub(crate) name: SharedStr,
     pub(crate) arguments: Value,
-    pub(crate) cancel: CancellationToken,
+    pub(crate) cancel: CallerCancel,
     pub(crate) agent: Option<ScopeId>,
     pub(crate) parent: Option<ExecutionToken>,
     pub(crate) progress: Option<ProgressObserver>,
@@ -69,7 +95,7 @@ impl From<ToolExecutionInput> for CallInput {
             root_call_id: root_call_id.map(SharedStr::Owned),
             name: SharedStr::Owned(name),
             arguments,
-            cancel,
+            cancel: CallerCancel::Own(cancel),
             agent,
             parent,
             progress,

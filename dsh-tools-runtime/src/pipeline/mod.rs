@@ -49,12 +49,12 @@ use crate::approval::ApprovalService;
 use crate::error::ToolNotFoundError;
 pub(crate) use call::Call;
 use hooks::{HookKind, HookTables};
-pub(crate) use input::CallInput;
 #[allow(
     unused_imports,
     reason = "a seam for the presentation compiled in (Code Mode); unused in a build without one"
 )]
 pub(crate) use input::SharedStr;
+pub(crate) use input::{CallInput, CallerCancel};
 #[allow(
     unused_imports,
     reason = "a seam for the presentation compiled in (Code Mode); unused in a build without one"

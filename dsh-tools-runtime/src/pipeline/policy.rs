@@ -221,7 +221,7 @@ impl Policy {
             view,
             annotations,
             widest_scope: widest,
-            cancel: call.caller_cancel.clone(),
+            cancel: tokio_util::sync::CancellationToken::clone(&call.caller_cancel),
         };
         // Whoever waits on this call (a Code Mode program's clock) is told the wait started;
         // what they return is dropped when it ends.

@@ -16,11 +16,32 @@ struct Shared {
     /// the first time anyone asks for it ([`ToolRunContext::with_parent_token`]).
     own: OnceLock<CancellationToken>,
     /// The token the body's own follows, when the body's own is made on demand.
-    parent: Option<CancellationToken>,
+    parent: Parent,
+}
+
+/// The token a body's own token follows.
+#[derive(Debug)]
+enum Parent {
+    /// None: the body's token was given.
+    None,
+    /// A token of its own.
+    Token(CancellationToken),
+    /// A token shared with other calls (no per-call clone of it).
+    Shared(Arc<CancellationToken>),
+}
+
+impl Parent {
+    fn get(&self) -> Option<&CancellationToken> {
+        match self {
+            Self::None => None,
+            Self::Token(token) => Some(token),
+            Self::Shared(token) => Some(token),
+        }
+    }
 }
 
 impl Shared {
-    fn new(own: OnceLock<CancellationToken>, parent: Option<CancellationToken>) -> Self {
+    fn new(own: OnceLock<CancellationToken>, parent: Parent) -> Self {
         Self {
             deferred: Mutex::default(),
             concludes_turn: AtomicBool::new(false),
@@ -31,7 +52,7 @@ impl Shared {
 
     /// The body's own token, made now if it was not yet.
     fn own(&self) -> &CancellationToken {
-        self.own.get_or_init(|| match &self.parent {
+        self.own.get_or_init(|| match self.parent.get() {
             Some(parent) => parent.child_token(),
             None => CancellationToken::new(),
         })
@@ -44,7 +65,7 @@ impl Shared {
             Some(own) => own.is_cancelled(),
             None => self
                 .parent
-                .as_ref()
+                .get()
                 .is_some_and(CancellationToken::is_cancelled),
         }
     }
@@ -86,7 +107,7 @@ impl ToolRunContext {
         execution: Arc<ToolExecution>,
         cancel: CancellationToken,
     ) -> (Self, RunContextHandle) {
-        Self::with_shared(execution, Shared::new(OnceLock::from(cancel), None))
+        Self::with_shared(execution, Shared::new(OnceLock::from(cancel), Parent::None))
     }
 
     /// Creates a context for `execution` whose cancellation token is a child of `parent`, and
@@ -111,7 +132,34 @@ impl ToolRunContext {
         execution: Arc<ToolExecution>,
         parent: CancellationToken,
     ) -> (Self, RunContextHandle) {
-        Self::with_shared(execution, Shared::new(OnceLock::new(), Some(parent)))
+        Self::with_shared(
+            execution,
+            Shared::new(OnceLock::new(), Parent::Token(parent)),
+        )
+    }
+
+    /// [`with_parent_token`](Self::with_parent_token) for a parent many calls share (the
+    /// sub-calls of one Code Mode run): the context keeps the `Arc`, not a clone of the token.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use dsh_tools::exec::{ToolExecution, ToolRunContext};
+    /// use tokio_util::sync::CancellationToken;
+    ///
+    /// let run = Arc::new(CancellationToken::new());
+    /// let exec = Arc::new(ToolExecution::detached("c1", "read", serde_json::json!({})));
+    /// let (ctx, _handle) = ToolRunContext::with_shared_parent_token(exec, Arc::clone(&run));
+    /// run.cancel();
+    /// assert!(ctx.is_cancelled() && ctx.cancellation().is_cancelled());
+    /// ```
+    pub fn with_shared_parent_token(
+        execution: Arc<ToolExecution>,
+        parent: Arc<CancellationToken>,
+    ) -> (Self, RunContextHandle) {
+        Self::with_shared(
+            execution,
+            Shared::new(OnceLock::new(), Parent::Shared(parent)),
+        )
     }
 
     fn with_shared(execution: Arc<ToolExecution>, shared: Shared) -> (Self, RunContextHandle) {

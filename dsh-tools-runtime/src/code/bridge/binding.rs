@@ -14,7 +14,7 @@ use super::{Pending, Run};
 use crate::code::durable::{Check, JournalEntry};
 use crate::code::runtime::{BindingFn, BindingNamespace, ErrorClass};
 use crate::code::transport::RUN_CODE_NAME;
-use crate::pipeline::{CallInput, SharedStr};
+use crate::pipeline::{CallInput, CallerCancel, SharedStr};
 use crate::registry::ToolRegistry;
 
 /// The tools a run's program may call: every visible tool of the calling agent (deferred ones
@@ -37,11 +37,16 @@ pub(super) fn bindings(
     run: &Arc<Run>,
     run_cancel: &CancellationToken,
 ) -> BindingNamespace {
+    // One token every sub-call of the run shares (no per-call clone of it).
+    let run_cancel = Arc::new(run_cancel.clone());
     let functions = tools
         .iter()
         .map(|def| {
             let name = def.name();
-            (name.to_owned(), binding(name.into(), exec, run, run_cancel))
+            (
+                name.to_owned(),
+                binding(name.into(), exec, run, &run_cancel),
+            )
         })
         .chain(helpers)
         .collect();
@@ -59,10 +64,10 @@ fn binding(
     name: Arc<str>,
     exec: &ToolExecution,
     run: &Arc<Run>,
-    run_cancel: &CancellationToken,
+    run_cancel: &Arc<CancellationToken>,
 ) -> BindingFn {
     let run = Arc::clone(run);
-    let run_cancel = run_cancel.clone();
+    let run_cancel = Arc::clone(run_cancel);
     let (call_id, root, agent, parent) = (
         Arc::clone(&exec.call_id),
         Arc::clone(&exec.root_call_id),
@@ -127,8 +132,10 @@ fn binding(
                                 name: SharedStr::Shared(Arc::clone(&name)),
                                 arguments,
                                 cancel: match &run.durable {
-                                    Some(durable) => durable.live_cancel(number, &run_cancel),
-                                    None => run_cancel.clone(),
+                                    Some(durable) => {
+                                        CallerCancel::Own(durable.live_cancel(number, &run_cancel))
+                                    }
+                                    None => CallerCancel::Shared(Arc::clone(&run_cancel)),
                                 },
                                 agent,
                                 parent: Some(parent),
