@@ -35,8 +35,8 @@ impl LaneIntake {
         self.0.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Submits `input`; `false` when the intake is closed (the input is dropped: whoever
-    /// submitted it learns from the lane that it will not run).
+    /// Submits `input`; `false` when the intake is closed (the input is dropped, and will
+    /// never be reported on: the submitter answers for it).
     #[allow(
         dead_code,
         reason = "a seam for the presentation compiled in (Code Mode); unused in a build without one"

@@ -141,10 +141,18 @@ fn binding(
                                 parent: Some(parent),
                                 progress: progress.clone(),
                             };
-                            // A closed lane means the run is over; the reply then says so.
-                            let _ = lane.submit(input);
+                            let submitted = lane.submit(input);
                             intake.lane_index += 1;
-                            Step::Submitted(lane_index)
+                            if submitted {
+                                Step::Submitted(lane_index)
+                            } else {
+                                // A closed lane: the run is over, and the call never runs.
+                                run.replies
+                                    .lock()
+                                    .unwrap_or_else(PoisonError::into_inner)
+                                    .take(lane_index);
+                                Step::Over
+                            }
                         }
                     }
                 }
