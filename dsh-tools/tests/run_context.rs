@@ -70,7 +70,10 @@ fn a_shared_parent_behaves_as_an_own_one() {
     let run = Arc::new(CancellationToken::new());
     let (ctx, handle) = ToolRunContext::with_shared_parent_token(exec(), Arc::clone(&run));
     ctx.cancellation().cancel();
-    assert!(handle.is_cancelled() && !run.is_cancelled(), "the body's own only");
+    assert!(
+        handle.is_cancelled() && !run.is_cancelled(),
+        "the body's own only"
+    );
     let (ctx, handle) = ToolRunContext::with_shared_parent_token(exec(), Arc::clone(&run));
     run.cancel();
     assert!(ctx.is_cancelled() && handle.is_cancelled() && ctx.cancellation().is_cancelled());
