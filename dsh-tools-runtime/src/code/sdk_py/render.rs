@@ -227,3 +227,60 @@ pub fn json_schema_to_py(schema: &Value) -> String {
     blocks.push(type_text(&ty, &classes, &mut imports));
     blocks.join("\n\n")
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn tool(name: &str) -> SdkTool {
+        SdkTool {
+            name: name.to_owned(),
+            description: "Archive an issue.".to_owned(),
+            parameters: json!({
+                "type": "object",
+                "properties": {"id": {"type": "string"}, "labels": {"type": "array", "items": {
+                    "type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]
+                }}},
+                "required": ["id"],
+            }),
+            output: json!({"type": "object", "properties": {"ok": {"type": "boolean"}}}),
+        }
+    }
+
+    #[test]
+    fn a_signature_is_the_sdk_s_declaration_of_that_one_tool() {
+        for name in ["archive_issue", "archive-issue"] {
+            let signature = signature_py(&tool(name));
+            let sdk = sdk_declarations_py(&[tool(name)]);
+            // Every line of the signature is the SDK's, and the SDK's own frame is left out.
+            for line in signature.lines() {
+                assert!(sdk.contains(line), "{name}: the SDK declares {line:?}");
+            }
+            assert!(signature.contains("class Tools(Protocol):"), "{signature}");
+            for frame in ["from typing import", "class ToolCallError", "tools: Tools"] {
+                assert!(
+                    !signature.contains(frame),
+                    "{name}: {frame:?} in {signature}"
+                );
+            }
+            assert!(signature.contains("(TypedDict):"), "{signature}");
+        }
+    }
+
+    #[cfg(feature = "python")]
+    #[test]
+    fn a_signature_is_valid_python() {
+        use ruff_python_parser::{Mode, ParseOptions, parse_unchecked};
+        for name in ["archive_issue", "archive-issue"] {
+            let signature = signature_py(&tool(name));
+            let parsed = parse_unchecked(&signature, ParseOptions::from(Mode::Module));
+            assert!(
+                parsed.errors().is_empty(),
+                "{:?}\n{signature}",
+                parsed.errors()
+            );
+        }
+    }
+}
