@@ -45,27 +45,21 @@ use dsh_tools::exec::{
 };
 use tracing::Instrument;
 
+#[allow(
+    unused_imports,
+    reason = "seams for the presentation compiled in (Code Mode: a run's sub-call lane); unused in a build without one"
+)]
+pub(crate) use self::{
+    input::SharedStr,
+    intake::LaneIntake,
+    scheduler::{LaneEvent, OnStart},
+};
 use crate::approval::ApprovalService;
 use crate::error::ToolNotFoundError;
 pub(crate) use call::Call;
 use hooks::{HookKind, HookTables};
-#[allow(
-    unused_imports,
-    reason = "a seam for the presentation compiled in (Code Mode); unused in a build without one"
-)]
-pub(crate) use input::SharedStr;
 pub(crate) use input::{CallInput, CallerCancel};
-#[allow(
-    unused_imports,
-    reason = "a seam for the presentation compiled in (Code Mode); unused in a build without one"
-)]
-pub(crate) use intake::LaneIntake;
 pub(crate) use scheduler::Scheduler;
-#[allow(
-    unused_imports,
-    reason = "a seam for the presentation compiled in (Code Mode); unused in a build without one"
-)]
-pub(crate) use scheduler::{LaneEvent, OnStart};
 
 /// What a tool name resolves to for one call.
 pub(crate) enum Resolution {
