@@ -3,16 +3,15 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use hyper::server::conn::http1;
-use hyper_util::rt::TokioIo;
-use hyper_util::service::TowerToHyperService;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::net::TcpListener;
-use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
+use super::accept::accept_loop;
+use super::gate::Gate;
 use super::handler::RegistryHandler;
+use super::limits::HttpLimits;
+use super::sessions::{BookedSessions, SessionBook};
 use crate::mcp::McpError;
 
 /// A running streamable-HTTP MCP server. Dropping it stops the server (as
@@ -77,6 +76,7 @@ pub(super) async fn serve(
     addr: SocketAddr,
     allowed_hosts: Option<Vec<String>>,
     allowed_origins: Vec<String>,
+    limits: HttpLimits,
 ) -> Result<McpHttpServer, McpError> {
     let listener = TcpListener::bind(addr)
         .await
@@ -85,8 +85,9 @@ pub(super) async fn serve(
         .local_addr()
         .map_err(|e| McpError::Serve(e.to_string()))?;
     let stop = CancellationToken::new();
-    let mut config =
-        StreamableHttpServerConfig::default().with_cancellation_token(stop.child_token());
+    let mut config = StreamableHttpServerConfig::default()
+        .with_cancellation_token(stop.child_token())
+        .with_max_request_body_bytes(limits.max_body_bytes);
     if let Some(hosts) = allowed_hosts {
         config = config.with_allowed_hosts(hosts);
     }
@@ -98,49 +99,14 @@ pub(super) async fn serve(
     config = config
         .with_allowed_origins(origins)
         .enforce_origin_validation();
-    let service = StreamableHttpService::new(
-        move || Ok(handler.clone()),
-        Arc::new(LocalSessionManager::default()),
-        config,
-    );
-    let task = tokio::spawn(accept_loop(listener, service, stop.clone()));
+    let book = SessionBook::new(limits.max_sessions);
+    let sessions = BookedSessions::start(&limits, Arc::clone(&book), stop.child_token());
+    let service = StreamableHttpService::new(move || Ok(handler.clone()), sessions, config);
+    let service = Gate::new(service, Arc::new(limits.clone()), book);
+    let task = tokio::spawn(accept_loop(listener, service, limits, stop.clone()));
     Ok(McpHttpServer {
         local_addr,
         stop,
         task: Some(task),
     })
-}
-
-async fn accept_loop(
-    listener: TcpListener,
-    service: StreamableHttpService<RegistryHandler, LocalSessionManager>,
-    stop: CancellationToken,
-) {
-    let mut connections = JoinSet::new();
-    loop {
-        let accepted = tokio::select! {
-            () = stop.cancelled() => break,
-            accepted = listener.accept() => accepted,
-            Some(_) = connections.join_next(), if !connections.is_empty() => continue,
-        };
-        let stream = match accepted {
-            Ok((stream, _)) => stream,
-            Err(error) => {
-                tracing::warn!("mcp-server: accept failed: {error}");
-                continue;
-            }
-        };
-        let service = TowerToHyperService::new(service.clone());
-        let stop = stop.clone();
-        connections.spawn(async move {
-            let connection = http1::Builder::new().serve_connection(TokioIo::new(stream), service);
-            tokio::pin!(connection);
-            tokio::select! {
-                _ = connection.as_mut() => {}
-                () = stop.cancelled() => connection.as_mut().graceful_shutdown(),
-            }
-        });
-    }
-    // Streams (SSE) end with their sessions; whatever is left is cut.
-    connections.shutdown().await;
 }

@@ -1,7 +1,11 @@
 //! Serve: a registry (or one scope's view of it) as an MCP server.
 
+mod accept;
+mod gate;
 mod handler;
 mod http;
+mod limits;
+mod sessions;
 mod wire;
 
 use std::net::SocketAddr;
@@ -13,6 +17,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 
 use self::handler::RegistryHandler;
 pub use self::http::McpHttpServer;
+pub use self::limits::HttpLimits;
 pub use self::wire::mcp_input_schema;
 use crate::mcp::McpError;
 use crate::registry::{Scope, ToolRegistry};
@@ -30,6 +35,13 @@ use crate::registry::{Scope, ToolRegistry};
 ///
 /// Calls run as an agent: the served scope, or (serving the global view) a scope of the
 /// server's own, so that an `ask` policy can route to the registry's approval service.
+///
+/// Serve HTTP from a multi-threaded Tokio runtime, and keep CPU-bound tool work (compiling a
+/// pattern, walking a large tree) off the async threads with `tokio::task::spawn_blocking`:
+/// otherwise one call stalls every session the thread serves. A declared `timeout_ms` still
+/// holds — the pipeline answers at the deadline — and the blocking work should watch the
+/// call's cancellation token ([`dsh_tools::ToolRunContext::cancellation`]) to stop early.
+/// The HTTP server's limits (sessions, connections, timeouts) are [`HttpLimits`].
 ///
 /// ```
 /// use dsh_tools::ToolDefinition;
@@ -51,6 +63,7 @@ pub struct McpServer {
     scope: Option<Scope>,
     info: Implementation,
     allowed_origins: Vec<String>,
+    http_limits: HttpLimits,
 }
 
 impl McpServer {
@@ -61,6 +74,7 @@ impl McpServer {
             scope: None,
             info: Implementation::new("dsh-tools", env!("CARGO_PKG_VERSION")),
             allowed_origins: Vec::new(),
+            http_limits: HttpLimits::default(),
         }
     }
 
@@ -85,6 +99,13 @@ impl McpServer {
     pub fn allow_origins(mut self, origins: impl IntoIterator<Item = impl Into<String>>) -> Self {
         self.allowed_origins
             .extend(origins.into_iter().map(Into::into));
+        self
+    }
+
+    /// The limits of the HTTP server: sessions, connections, timeouts, body size (default
+    /// [`HttpLimits::default`]).
+    pub fn with_http_limits(mut self, limits: HttpLimits) -> Self {
+        self.http_limits = limits;
         self
     }
 
@@ -132,7 +153,14 @@ impl McpServer {
     /// A request with an `Origin` header that is not the server's own loopback origin (nor one
     /// of [`McpServer::allow_origins`]) gets 403 Forbidden.
     pub async fn serve_http(&self, addr: SocketAddr) -> Result<McpHttpServer, McpError> {
-        http::serve(self.handler(), addr, None, self.allowed_origins.clone()).await
+        http::serve(
+            self.handler(),
+            addr,
+            None,
+            self.allowed_origins.clone(),
+            self.http_limits.clone(),
+        )
+        .await
     }
 
     /// [`McpServer::serve_http`] accepting these `Host` names (or `host:port` authorities).
@@ -146,6 +174,7 @@ impl McpServer {
             addr,
             Some(allowed_hosts),
             self.allowed_origins.clone(),
+            self.http_limits.clone(),
         )
         .await
     }
