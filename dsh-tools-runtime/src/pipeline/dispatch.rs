@@ -322,7 +322,8 @@ pub(super) fn body_result(
         Err(payload) => {
             let message = panic_message(&*payload);
             let name = def.name();
-            tracing::error!(tool = %name, call_id = %exec.call_id, %message, "tool panicked");
+            // Not the message: it may quote the call's arguments (the result carries it).
+            tracing::error!(tool = %name, call_id = %exec.call_id, "tool panicked");
             ToolExecutionResult::failure(ToolError::msg(format!(
                 "tool \"{name}\" panicked: {message}"
             )))
