@@ -8,7 +8,9 @@ use dsh_tools::{ContentBlock, ToolCallView, ToolResult, ToolResultView, ToolSche
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{blocking, io_error, looks_binary, meta_output, output_meta, plural, resolve, shown};
+use super::{
+    blocking, io_error, looks_binary, meta_output, named, output_meta, plural, resolve, shown,
+};
 
 /// Unchanged lines shown on each side of a changed region.
 const CONTEXT_LINES: usize = 2;
@@ -45,6 +47,7 @@ pub struct EditOutput {
 )]
 pub async fn edit_file(
     /// The file to edit: absolute, or relative to the current directory.
+    #[schema(length(max = 4096))]
     path: String,
     /// The exact text to replace.
     old_string: String,
@@ -69,19 +72,19 @@ pub async fn edit_file(
 
 fn edit(path: &Path, old: &str, new: &str, replace_all: bool) -> Result<EditOutput, String> {
     if path.is_dir() {
-        return Err(format!("{} is a directory, not a file", shown(path)));
+        return Err(format!("{} is a directory, not a file", named(path)));
     }
     let bytes = fs::read(path).map_err(|e| io_error("read", path, &e))?;
     if looks_binary(&bytes) {
         return Err(format!(
             "{} looks like a binary file; edit_file edits text only",
-            shown(path)
+            named(path)
         ));
     }
     let text = String::from_utf8(bytes).map_err(|_| {
         format!(
             "{} is not UTF-8 text; edit_file edits UTF-8 files only",
-            shown(path)
+            named(path)
         )
     })?;
     let starts: Vec<usize> = text.match_indices(old).map(|(at, _)| at).collect();
@@ -90,7 +93,7 @@ fn edit(path: &Path, old: &str, new: &str, replace_all: bool) -> Result<EditOutp
             return Err(format!(
                 "old_string was not found in {}; it must match the file exactly, whitespace and \
                  indentation included (read_file shows the current text)",
-                shown(path)
+                named(path)
             ));
         }
         1 => {}
@@ -98,7 +101,7 @@ fn edit(path: &Path, old: &str, new: &str, replace_all: bool) -> Result<EditOutp
             return Err(format!(
                 "old_string occurs {n} times in {}; include more surrounding lines to make it \
                  unique, or set replace_all to true to replace every occurrence",
-                shown(path)
+                named(path)
             ));
         }
         _ => {}

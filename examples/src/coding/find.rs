@@ -11,7 +11,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::walk::{PathFilter, SearchRoot, files_under, search_blocking};
-use super::{meta_output, not_found, output_meta, shown};
+use super::{meta_output, named, not_found, output_meta};
 
 /// How many paths `glob` returns when the call gives no `limit`.
 const DEFAULT_LIMIT: u32 = 500;
@@ -41,8 +41,10 @@ pub async fn glob(
     /// The pattern. Without a `/` it matches file names at any depth (`*.rs`); with one it
     /// matches paths relative to `path` (`src/**/*.rs`). `*` stays within a directory, `**`
     /// crosses directories, `{a,b}` and `[abc]` are supported.
+    #[schema(length(max = 1024))]
     pattern: String,
     /// The directory to search (default: the current directory).
+    #[schema(length(max = 4096))]
     path: Option<String>,
     /// The maximum number of paths to return (default 500).
     limit: Option<u32>,
@@ -52,9 +54,13 @@ pub async fn glob(
     if limit == 0 {
         return Err("limit must be at least 1".into());
     }
-    let filter = PathFilter::new(&pattern)?;
     let root = SearchRoot::new(path.as_deref())?;
-    search_blocking(&ctx, move |stop| find(&root, &filter, limit as usize, stop)).await
+    // Compiling a pattern is CPU work: off the async threads, like the walk.
+    search_blocking(&ctx, move |stop| {
+        let filter = PathFilter::new(&pattern)?;
+        find(&root, &filter, limit as usize, stop)
+    })
+    .await
 }
 
 fn find(
@@ -83,7 +89,7 @@ fn check_directory(path: &Path) -> Result<(), String> {
         Ok(metadata) if metadata.is_dir() => Ok(()),
         Ok(_) => Err(format!(
             "{} is a file, not a directory (use read_file to read it)",
-            shown(path)
+            named(path)
         )),
         Err(_) => Err(not_found("directory", path)),
     }

@@ -9,7 +9,7 @@ use dsh_tools::{ContentBlock, ToolCallView, ToolResult, ToolResultView, ToolSche
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{blocking, meta_output, not_found, output_meta, plural, resolve, shown};
+use super::{blocking, meta_output, named, not_found, output_meta, plural, resolve, shown};
 
 /// What a directory entry is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToolSchema)]
@@ -56,6 +56,7 @@ pub struct ListDirOutput {
 pub async fn list_dir(
     /// The directory to list: absolute, or relative to the current directory (default: the
     /// current directory).
+    #[schema(length(max = 4096))]
     path: Option<String>,
 ) -> Result<ListDirOutput, String> {
     let path = resolve(path.as_deref().unwrap_or("."))?;
@@ -67,13 +68,13 @@ fn list(path: &Path) -> Result<ListDirOutput, String> {
         Ok(metadata) if !metadata.is_dir() => {
             return Err(format!(
                 "{} is a file, not a directory (use read_file to read it)",
-                shown(path)
+                named(path)
             ));
         }
         Ok(_) => {}
         Err(_) => return Err(not_found("directory", path)),
     }
-    let reader = fs::read_dir(path).map_err(|e| format!("cannot list {}: {e}", shown(path)))?;
+    let reader = fs::read_dir(path).map_err(|e| format!("cannot list {}: {e}", named(path)))?;
     let mut entries: Vec<ListEntry> = reader
         .filter_map(Result::ok)
         .map(|entry| {

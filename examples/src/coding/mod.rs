@@ -104,11 +104,28 @@ fn shown(path: &Path) -> String {
     path.to_string_lossy().into_owned()
 }
 
+/// How many characters of an argument an error message quotes.
+const QUOTED_CHARS: usize = 200;
+
+/// A path as an error message quotes it: at most its first 200 characters.
+fn named(path: &Path) -> String {
+    excerpt(&path.to_string_lossy())
+}
+
+/// At most the first 200 characters of `text` (an argument quoted in an error), with `…` when
+/// cut.
+fn excerpt(text: &str) -> String {
+    match text.char_indices().nth(QUOTED_CHARS) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_owned(),
+    }
+}
+
 /// The message for a path that does not exist.
 fn not_found(kind: &str, path: &Path) -> String {
     format!(
         "{kind} not found: {} (use list_dir to see what exists)",
-        shown(path)
+        named(path)
     )
 }
 
@@ -117,9 +134,9 @@ fn io_error(action: &str, path: &Path, error: &std::io::Error) -> String {
     match error.kind() {
         std::io::ErrorKind::NotFound => not_found("file", path),
         std::io::ErrorKind::PermissionDenied => {
-            format!("permission denied: cannot {action} {}", shown(path))
+            format!("permission denied: cannot {action} {}", named(path))
         }
-        _ => format!("cannot {action} {}: {error}", shown(path)),
+        _ => format!("cannot {action} {}: {error}", named(path)),
     }
 }
 

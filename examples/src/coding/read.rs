@@ -10,7 +10,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{
-    blocking, cut_line, io_error, looks_binary, meta_output, output_meta, plural, resolve, shown,
+    blocking, cut_line, io_error, looks_binary, meta_output, named, output_meta, plural, resolve,
+    shown,
 };
 
 /// How many lines `read_file` returns when the call gives no `limit`.
@@ -54,6 +55,7 @@ pub struct ReadOutput {
 )]
 pub async fn read_file(
     /// The file to read: absolute, or relative to the current directory.
+    #[schema(length(max = 4096))]
     path: String,
     /// The first line to return, 1-based (default 1).
     #[schema(range(min = 1))]
@@ -79,14 +81,14 @@ fn read_lines(path: &Path, offset: u64, limit: u64) -> Result<ReadOutput, String
     if metadata.is_dir() {
         return Err(format!(
             "{} is a directory (use list_dir to see its entries)",
-            shown(path)
+            named(path)
         ));
     }
     let bytes = fs::read(path).map_err(|e| io_error("read", path, &e))?;
     if looks_binary(&bytes) {
         return Err(format!(
             "{} looks like a binary file; read_file reads text only (try bash with `file` or `xxd`)",
-            shown(path)
+            named(path)
         ));
     }
     let end = offset.saturating_add(limit);

@@ -8,13 +8,13 @@ use dsh_tools::present::{SearchFile, SearchMatch, SearchView, ToolKind};
 use dsh_tools::{
     ContentBlock, ToolCallView, ToolResult, ToolResultView, ToolRunContext, ToolSchema, tool,
 };
-use regex::Regex;
+use regex::{Regex, RegexBuilder};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::walk::{PathFilter, SearchRoot, files_under, search_blocking};
-use super::{cut_line, looks_binary, meta_output, not_found, output_meta};
+use super::{cut_line, excerpt, looks_binary, meta_output, not_found, output_meta};
 
 /// How many matching lines `grep` returns when the call gives no `max_matches`.
 const DEFAULT_MAX_MATCHES: u32 = 200;
@@ -64,11 +64,13 @@ pub struct GrepOutput {
 )]
 pub async fn grep(
     /// The regular expression, in Rust `regex` syntax (`fn\s+main`; `(?i)todo` ignores case).
-    #[schema(length(min = 1))]
+    #[schema(length(min = 1, max = 1024))]
     pattern: String,
     /// The file or directory to search (default: the current directory).
+    #[schema(length(max = 4096))]
     path: Option<String>,
     /// Only search files matching this glob, as in the glob tool (`*.rs`, `src/**/*.ts`).
+    #[schema(length(max = 1024))]
     glob: Option<String>,
     /// The maximum number of matching lines to return (default 200).
     #[schema(range(min = 1, max = 10000))]
@@ -79,17 +81,31 @@ pub async fn grep(
     if max_matches == 0 {
         return Err("max_matches must be at least 1".into());
     }
-    let regex = Regex::new(&pattern).map_err(|e| {
-        format!(
-            "invalid regex (Rust regex syntax; escape literal `(`, `[`, `{{`, `.` with `\\`): {e}"
-        )
-    })?;
-    let filter = glob.as_deref().map(PathFilter::new).transpose()?;
     let root = SearchRoot::new(path.as_deref())?;
+    // Compiling the patterns is CPU work: off the async threads, like the search.
     search_blocking(&ctx, move |stop| {
+        let regex = compile(&pattern)?;
+        let filter = glob.as_deref().map(PathFilter::new).transpose()?;
         search(&root, &regex, filter.as_ref(), max_matches as usize, stop)
     })
     .await
+}
+
+/// The compiled size a regex may reach (the `regex` crate's default): a larger one is an
+/// error, never a panic.
+const REGEX_SIZE_LIMIT: usize = 10 * 1024 * 1024;
+
+fn compile(pattern: &str) -> Result<Regex, String> {
+    RegexBuilder::new(pattern)
+        .size_limit(REGEX_SIZE_LIMIT)
+        .build()
+        .map_err(|e| {
+            // A syntax error quotes the pattern: at most a prefix of it.
+            let error = excerpt(&e.to_string());
+            format!(
+                "invalid regex (Rust regex syntax; escape literal `(`, `[`, `{{`, `.` with `\\`): {error}"
+            )
+        })
 }
 
 fn search(

@@ -3,11 +3,11 @@
 use std::path::{Path, PathBuf};
 
 use dsh_tools::ToolRunContext;
-use globset::{GlobBuilder, GlobMatcher};
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use tokio_util::sync::CancellationToken;
 use walkdir::WalkDir;
 
-use super::{blocking, resolve};
+use super::{blocking, excerpt, resolve};
 
 /// Directories never descended into (below the search root).
 const SKIPPED_DIRS: [&str; 2] = [".git", "target"];
@@ -93,7 +93,7 @@ pub(super) fn files_under(
 /// one with `/` matches the whole relative path (`src/**/*.rs`), where `*` stays within one
 /// directory and `**` crosses any number.
 pub(super) struct PathFilter {
-    matcher: GlobMatcher,
+    matcher: GlobSet,
     by_name: bool,
 }
 
@@ -106,15 +106,20 @@ impl PathFilter {
         if pattern.starts_with('/') {
             return Err(format!(
                 "glob patterns are relative to the searched directory: pass the directory as \
-                 `path` and a relative pattern (got {pattern:?})"
+                 `path` and a relative pattern (got {:?})",
+                excerpt(pattern)
             ));
         }
+        // The error's kind, not its display: that quotes the whole pattern.
+        let invalid = |e: globset::Error| format!("invalid glob pattern: {}", e.kind());
         let glob = GlobBuilder::new(pattern)
             .literal_separator(true)
             .build()
-            .map_err(|e| format!("invalid glob pattern: {e}"))?;
+            .map_err(invalid)?;
+        // A set compiles its regex fallibly (`Glob::compile_matcher` panics on one too large).
+        let matcher = GlobSetBuilder::new().add(glob).build().map_err(invalid)?;
         Ok(Self {
-            matcher: glob.compile_matcher(),
+            matcher,
             by_name: !pattern.contains('/'),
         })
     }

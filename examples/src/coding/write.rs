@@ -9,7 +9,7 @@ use dsh_tools::{ContentBlock, ToolCallView, ToolResult, ToolResultView, ToolSche
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{blocking, io_error, meta_output, output_meta, plural, resolve, shown};
+use super::{blocking, io_error, meta_output, named, output_meta, plural, resolve, shown};
 
 /// What `write_file` returns.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToolSchema)]
@@ -36,6 +36,7 @@ pub struct WriteOutput {
 )]
 pub async fn write_file(
     /// The file to write: absolute, or relative to the current directory.
+    #[schema(length(max = 4096))]
     path: String,
     /// The complete new content of the file.
     content: String,
@@ -49,7 +50,7 @@ fn write(path: &Path, content: String) -> Result<WriteOutput, String> {
         Ok(metadata) if metadata.is_dir() => {
             return Err(format!(
                 "{} is a directory; write_file writes files",
-                shown(path)
+                named(path)
             ));
         }
         Ok(_) => {
