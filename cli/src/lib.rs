@@ -51,10 +51,12 @@ mod call_cmd;
 mod cards;
 mod catalog_cmd;
 mod durability;
+mod http_limits_flag;
 mod input;
 mod interrupt;
 mod language;
 mod list_cmd;
+mod logging;
 mod mcp_cmd;
 mod mcp_flag;
 mod progress;
@@ -77,6 +79,7 @@ use serde_json::{Value, json};
 
 pub use call_cmd::{CallArgs, host_registry, host_registry_in};
 pub use catalog_cmd::{CatalogArgs, example_catalog};
+pub use http_limits_flag::HttpLimitFlags;
 pub use input::Input;
 pub use language::{Language, WORKER_ARGUMENT};
 pub use list_cmd::ListArgs;
@@ -240,7 +243,14 @@ impl std::error::Error for CliError {}
 /// Parses the process's arguments, runs the command and prints its result; returns the exit
 /// status.
 pub fn main() -> ExitCode {
-    let status = match Cli::parse().command.run() {
+    let cli = Cli::parse();
+    // A server logs its warnings by default; the other commands only when `RUST_LOG` asks.
+    logging::init(if matches!(cli.command, Command::Mcp(_)) {
+        "warn"
+    } else {
+        "off"
+    });
+    let status = match cli.command.run() {
         Ok(report) => match print(&report.output) {
             Ok(()) => report.exit_status(),
             Err(error) => fail(&CliError::new(format!("<stdout>: cannot write: {error}"))),

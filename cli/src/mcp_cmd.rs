@@ -16,6 +16,7 @@ use dsh_tools_runtime::mcp::McpServer;
 use serde_json::json;
 
 use crate::call_cmd::host_registry;
+use crate::http_limits_flag::HttpLimitFlags;
 use crate::mcp_flag::McpFlags;
 use crate::{CliError, Report};
 
@@ -46,19 +47,23 @@ pub struct McpServeArgs {
     /// MCP servers whose tools are served too.
     #[command(flatten)]
     pub mcp: McpFlags,
+    /// The limits of the HTTP server.
+    #[command(flatten)]
+    pub limits: HttpLimitFlags,
 }
 
 /// Serves until the client disconnects (stdio) or the process is stopped (HTTP).
 pub(super) fn run(args: McpArgs) -> Result<Report, CliError> {
     let McpCommand::Serve(args) = args.command;
-    let runtime = tokio::runtime::Builder::new_current_thread()
+    // Several threads: a call's CPU work (or a slow tool) cannot stall the other clients.
+    let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(|e| CliError::new(format!("cannot start the async runtime: {e}")))?;
     let registry = host_registry(args.yes)?;
     runtime.block_on(async {
         let _imports = args.mcp.import(&registry).await?;
-        let server = McpServer::new(&registry);
+        let server = McpServer::new(&registry).with_http_limits(args.limits.limits());
         match args.http {
             None => server
                 .serve_stdio()
