@@ -12,6 +12,7 @@ use tokio::net::TcpListener;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
+use super::auth::{AuthService, Authorizer, McpAuth};
 use super::handler::RegistryHandler;
 use crate::mcp::McpError;
 
@@ -77,6 +78,7 @@ pub(super) async fn serve(
     addr: SocketAddr,
     allowed_hosts: Option<Vec<String>>,
     allowed_origins: Vec<String>,
+    auth: Option<&McpAuth>,
 ) -> Result<McpHttpServer, McpError> {
     let listener = TcpListener::bind(addr)
         .await
@@ -98,11 +100,16 @@ pub(super) async fn serve(
     config = config
         .with_allowed_origins(origins)
         .enforce_origin_validation();
+    let authorizer = auth.map(|auth| {
+        let tools = handler.clone();
+        Authorizer::new(auth, local_addr, move |name| tools.is_read_only(name))
+    });
     let service = StreamableHttpService::new(
         move || Ok(handler.clone()),
         Arc::new(LocalSessionManager::default()),
         config,
     );
+    let service = AuthService::new(service, authorizer);
     let task = tokio::spawn(accept_loop(listener, service, stop.clone()));
     Ok(McpHttpServer {
         local_addr,
@@ -113,7 +120,7 @@ pub(super) async fn serve(
 
 async fn accept_loop(
     listener: TcpListener,
-    service: StreamableHttpService<RegistryHandler, LocalSessionManager>,
+    service: AuthService<StreamableHttpService<RegistryHandler, LocalSessionManager>>,
     stop: CancellationToken,
 ) {
     let mut connections = JoinSet::new();

@@ -1,5 +1,6 @@
 //! Serve: a registry (or one scope's view of it) as an MCP server.
 
+mod auth;
 mod handler;
 mod http;
 mod wire;
@@ -11,6 +12,7 @@ use std::sync::atomic::AtomicU64;
 use rmcp::model::Implementation;
 use tokio::io::{AsyncRead, AsyncWrite};
 
+pub use self::auth::{McpAuth, ScopeMap};
 use self::handler::RegistryHandler;
 pub use self::http::McpHttpServer;
 pub use self::wire::mcp_input_schema;
@@ -51,6 +53,7 @@ pub struct McpServer {
     scope: Option<Scope>,
     info: Implementation,
     allowed_origins: Vec<String>,
+    auth: Option<McpAuth>,
 }
 
 impl McpServer {
@@ -61,6 +64,7 @@ impl McpServer {
             scope: None,
             info: Implementation::new("dsh-tools", env!("CARGO_PKG_VERSION")),
             allowed_origins: Vec::new(),
+            auth: None,
         }
     }
 
@@ -85,6 +89,15 @@ impl McpServer {
     pub fn allow_origins(mut self, origins: impl IntoIterator<Item = impl Into<String>>) -> Self {
         self.allowed_origins
             .extend(origins.into_iter().map(Into::into));
+        self
+    }
+
+    /// Requires OAuth bearer tokens on the HTTP server ([`McpAuth`]): it serves its Protected
+    /// Resource Metadata and answers a request without a valid token 401, a `tools/call` whose
+    /// tool's scope the token lacks 403 (`docs/CONTRACTS.md`, "MCP server authorization").
+    /// Without it the HTTP server authorizes nobody: bind it to loopback only.
+    pub fn with_auth(mut self, auth: McpAuth) -> Self {
+        self.auth = Some(auth);
         self
     }
 
@@ -132,7 +145,14 @@ impl McpServer {
     /// A request with an `Origin` header that is not the server's own loopback origin (nor one
     /// of [`McpServer::allow_origins`]) gets 403 Forbidden.
     pub async fn serve_http(&self, addr: SocketAddr) -> Result<McpHttpServer, McpError> {
-        http::serve(self.handler(), addr, None, self.allowed_origins.clone()).await
+        http::serve(
+            self.handler(),
+            addr,
+            None,
+            self.allowed_origins.clone(),
+            self.auth.as_ref(),
+        )
+        .await
     }
 
     /// [`McpServer::serve_http`] accepting these `Host` names (or `host:port` authorities).
@@ -146,6 +166,7 @@ impl McpServer {
             addr,
             Some(allowed_hosts),
             self.allowed_origins.clone(),
+            self.auth.as_ref(),
         )
         .await
     }
