@@ -55,6 +55,7 @@ mod input;
 mod interrupt;
 mod language;
 mod list_cmd;
+mod mcp_auth;
 mod mcp_cmd;
 mod mcp_flag;
 mod progress;
