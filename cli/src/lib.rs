@@ -57,6 +57,7 @@ mod interrupt;
 mod language;
 mod list_cmd;
 mod logging;
+mod mcp_auth;
 mod mcp_cmd;
 mod mcp_flag;
 mod progress;

@@ -6,7 +6,9 @@
 //! the sensible choice) it serves streamable HTTP, prints `{"url":"http://ADDR/mcp"}` on stdout
 //! once it listens, and serves until the process is stopped. Calls run through the full
 //! pipeline: tools that can change the machine ask for approval, which a stdio server cannot
-//! get from a terminal (the call is refused) unless `--yes` approves.
+//! get from a terminal (the call is refused) unless `--yes` approves. `--auth-issuer` makes the
+//! HTTP server require OAuth bearer tokens (`mcp_auth`); a bind other than loopback requires it
+//! (or `--insecure-no-auth`).
 
 use std::io::Write as _;
 use std::net::SocketAddr;
@@ -17,6 +19,7 @@ use serde_json::json;
 
 use crate::call_cmd::host_registry;
 use crate::http_limits_flag::HttpLimitFlags;
+use crate::mcp_auth::AuthFlags;
 use crate::mcp_flag::McpFlags;
 use crate::{CliError, Report};
 
@@ -50,6 +53,9 @@ pub struct McpServeArgs {
     /// The limits of the HTTP server.
     #[command(flatten)]
     pub limits: HttpLimitFlags,
+    /// Authorization of the HTTP server.
+    #[command(flatten)]
+    pub auth: AuthFlags,
 }
 
 /// Serves until the client disconnects (stdio) or the process is stopped (HTTP).
@@ -60,20 +66,28 @@ pub(super) fn run(args: McpArgs) -> Result<Report, CliError> {
         .enable_all()
         .build()
         .map_err(|e| CliError::new(format!("cannot start the async runtime: {e}")))?;
+    let auth = match args.http {
+        Some(addr) => args.auth.authorization(addr)?,
+        None => None,
+    };
     let registry = host_registry(args.yes)?;
     runtime.block_on(async {
         let _imports = args.mcp.import(&registry).await?;
-        let server = McpServer::new(&registry).with_http_limits(args.limits.limits());
+        let mut server = McpServer::new(&registry).with_http_limits(args.limits.limits());
+        if let Some(auth) = auth {
+            server = server.with_auth(auth);
+        }
         match args.http {
             None => server
                 .serve_stdio()
                 .await
                 .map_err(|e| CliError::new(e.to_string())),
             Some(addr) => {
-                let http = server
-                    .serve_http(addr)
-                    .await
-                    .map_err(|e| CliError::new(e.to_string()))?;
+                let http = match args.auth.allowed_hosts() {
+                    Some(hosts) => server.serve_http_for_hosts(addr, hosts).await,
+                    None => server.serve_http(addr).await,
+                }
+                .map_err(|e| CliError::new(e.to_string()))?;
                 let mut stdout = std::io::stdout().lock();
                 writeln!(stdout, "{}", json!({"url": http.url()}))
                     .and_then(|()| stdout.flush())

@@ -29,6 +29,15 @@ pub(crate) struct RegistryHandler {
     pub(crate) calls: Arc<AtomicU64>,
 }
 
+impl RegistryHandler {
+    /// Whether the served tool `name` declares `readOnlyHint: true` (what scope it needs).
+    pub(crate) fn is_read_only(&self, name: &str) -> bool {
+        self.registry
+            .get(name, Some(self.agent))
+            .is_some_and(|def| def.annotations().read_only_hint == Some(true))
+    }
+}
+
 impl ServerHandler for RegistryHandler {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())

@@ -8,6 +8,7 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
 use super::accept::accept_loop;
+use super::auth::{AuthService, Authorizer, McpAuth};
 use super::gate::Gate;
 use super::handler::RegistryHandler;
 use super::limits::HttpLimits;
@@ -77,6 +78,7 @@ pub(super) async fn serve(
     allowed_hosts: Option<Vec<String>>,
     allowed_origins: Vec<String>,
     limits: HttpLimits,
+    auth: Option<&McpAuth>,
 ) -> Result<McpHttpServer, McpError> {
     let listener = TcpListener::bind(addr)
         .await
@@ -99,9 +101,15 @@ pub(super) async fn serve(
     config = config
         .with_allowed_origins(origins)
         .enforce_origin_validation();
+    let authorizer = auth.map(|auth| {
+        let tools = handler.clone();
+        Authorizer::new(auth, local_addr, move |name| tools.is_read_only(name))
+    });
     let book = SessionBook::new(limits.max_sessions);
     let sessions = BookedSessions::start(&limits, Arc::clone(&book), stop.child_token());
     let service = StreamableHttpService::new(move || Ok(handler.clone()), sessions, config);
+    // The gate first (limits, whole bodies), then authorization, then rmcp.
+    let service = AuthService::new(service, authorizer);
     let service = Gate::new(service, Arc::new(limits.clone()), book);
     let task = tokio::spawn(accept_loop(listener, service, limits, stop.clone()));
     Ok(McpHttpServer {

@@ -1,6 +1,7 @@
 //! Serve: a registry (or one scope's view of it) as an MCP server.
 
 mod accept;
+mod auth;
 mod gate;
 mod handler;
 mod http;
@@ -15,6 +16,7 @@ use std::sync::atomic::AtomicU64;
 use rmcp::model::Implementation;
 use tokio::io::{AsyncRead, AsyncWrite};
 
+pub use self::auth::{McpAuth, ScopeMap};
 use self::handler::RegistryHandler;
 pub use self::http::McpHttpServer;
 pub use self::limits::HttpLimits;
@@ -64,6 +66,7 @@ pub struct McpServer {
     info: Implementation,
     allowed_origins: Vec<String>,
     http_limits: HttpLimits,
+    auth: Option<McpAuth>,
 }
 
 impl McpServer {
@@ -75,6 +78,7 @@ impl McpServer {
             info: Implementation::new("dsh-tools", env!("CARGO_PKG_VERSION")),
             allowed_origins: Vec::new(),
             http_limits: HttpLimits::default(),
+            auth: None,
         }
     }
 
@@ -106,6 +110,15 @@ impl McpServer {
     /// [`HttpLimits::default`]).
     pub fn with_http_limits(mut self, limits: HttpLimits) -> Self {
         self.http_limits = limits;
+        self
+    }
+
+    /// Requires OAuth bearer tokens on the HTTP server ([`McpAuth`]): it serves its Protected
+    /// Resource Metadata and answers a request without a valid token 401, a `tools/call` whose
+    /// tool's scope the token lacks 403 (`docs/CONTRACTS.md`, "MCP server authorization").
+    /// Without it the HTTP server authorizes nobody: bind it to loopback only.
+    pub fn with_auth(mut self, auth: McpAuth) -> Self {
+        self.auth = Some(auth);
         self
     }
 
@@ -159,6 +172,7 @@ impl McpServer {
             None,
             self.allowed_origins.clone(),
             self.http_limits.clone(),
+            self.auth.as_ref(),
         )
         .await
     }
@@ -175,6 +189,7 @@ impl McpServer {
             Some(allowed_hosts),
             self.allowed_origins.clone(),
             self.http_limits.clone(),
+            self.auth.as_ref(),
         )
         .await
     }

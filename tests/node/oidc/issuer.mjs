@@ -1,0 +1,93 @@
+// A real OAuth 2.1 authorization server for the MCP authorization tests
+// (dsh-tools-runtime/tests/mcp_auth.rs): the npm `oidc-provider` package on a loopback port,
+// issuing JWT access tokens by client_credentials with a resource indicator (RFC 8707), so that
+// a token's `aud` is the resource the test asks for.
+//
+// Prints one line, {"issuer": "http://127.0.0.1:PORT"}, once it listens; exits when its stdin
+// closes. Clients (secret = id + "-secret"):
+//   full   — may get tools:read and tools:write; tokens live 600 s
+//   reader — may get tools:read only
+//   short  — like full, but tokens live 1 s (the expiry test)
+// Test-only routes beside the provider's own:
+//   POST /test/sign {header, claims} → {token}: a JWS over these exact claims with the
+//     provider's own signing key (RS256) — or, for header.alg "none", unsigned, and for
+//     header.alg "HS256", an HMAC keyed with the provider's public key PEM (the
+//     algorithm-confusion attack). Claims the server would never issue (another `iss`, `nbf`
+//     in the future) need it.
+//   GET /test/stats → {jwks_fetches}: how often the JWKS was fetched (the refetch rate limit).
+import { createHmac, createPrivateKey, createPublicKey, generateKeyPairSync, sign } from 'node:crypto';
+import { createServer } from 'node:http';
+import Provider from 'oidc-provider';
+
+const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+const signingJwk = { ...privateKey.export({ format: 'jwk' }), kid: 'test-key-1', alg: 'RS256', use: 'sig' };
+const publicPem = createPublicKey(privateKey).export({ format: 'pem', type: 'spki' });
+
+const server = createServer();
+await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+const issuer = `http://127.0.0.1:${server.address().port}`;
+
+const client = (id, scope) => ({
+  client_id: id,
+  client_secret: `${id}-secret`,
+  grant_types: ['client_credentials'],
+  redirect_uris: [],
+  response_types: [],
+  scope,
+});
+const SCOPES = 'tools:read tools:write';
+
+const provider = new Provider(issuer, {
+  clients: [client('full', SCOPES), client('reader', 'tools:read'), client('short', SCOPES)],
+  jwks: { keys: [signingJwk] },
+  scopes: ['tools:read', 'tools:write'],
+  features: {
+    devInteractions: { enabled: false },
+    clientCredentials: { enabled: true },
+    resourceIndicators: {
+      enabled: true,
+      useGrantedResource: () => true,
+      getResourceServerInfo: (_ctx, resource, client) => ({
+        scope: SCOPES,
+        audience: resource,
+        accessTokenFormat: 'jwt',
+        accessTokenTTL: client.clientId === 'short' ? 1 : 600,
+        jwt: { sign: { alg: 'RS256' } },
+      }),
+    },
+  },
+  ttl: {
+    ClientCredentials: (_ctx, token) => token.resourceServer?.accessTokenTTL ?? 600,
+  },
+});
+
+let jwksFetches = 0;
+const b64 = (value) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
+
+provider.use(async (ctx, next) => {
+  if (ctx.method === 'GET' && ctx.path === '/jwks') jwksFetches += 1;
+  if (ctx.method === 'GET' && ctx.path === '/test/stats') {
+    ctx.body = { jwks_fetches: jwksFetches };
+    return;
+  }
+  if (ctx.method === 'POST' && ctx.path === '/test/sign') {
+    const chunks = [];
+    for await (const chunk of ctx.req) chunks.push(chunk);
+    const { header, claims } = JSON.parse(Buffer.concat(chunks).toString());
+    const input = `${b64(header)}.${b64(claims)}`;
+    let signature = '';
+    if (header.alg === 'RS256') {
+      signature = sign('sha256', Buffer.from(input), createPrivateKey({ key: signingJwk, format: 'jwk' })).toString('base64url');
+    } else if (header.alg === 'HS256') {
+      signature = createHmac('sha256', publicPem).update(input).digest('base64url');
+    }
+    ctx.body = { token: `${input}.${signature}` };
+    return;
+  }
+  await next();
+});
+
+server.on('request', provider.callback());
+process.stdout.write(`${JSON.stringify({ issuer })}\n`);
+process.stdin.resume();
+process.stdin.on('end', () => process.exit(0));
