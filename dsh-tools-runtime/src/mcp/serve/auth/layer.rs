@@ -76,7 +76,7 @@ where
                 }
             };
             if parts.method == Method::POST
-                && let Err(refusal) = auth.check_calls(&scopes, &body)
+                && let Some(refusal) = auth.check_calls(&scopes, &body)
             {
                 return Ok(refusal);
             }
@@ -129,10 +129,11 @@ impl Authorizer {
         }
     }
 
-    /// Refuses (403) a message of the body that calls a tool whose scope the token lacks.
-    fn check_calls(&self, scopes: &BTreeSet<String>, body: &[u8]) -> Result<(), BoxResponse> {
+    /// The refusal (403) of a message of the body that calls a tool whose scope the token
+    /// lacks.
+    fn check_calls(&self, scopes: &BTreeSet<String>, body: &[u8]) -> Option<BoxResponse> {
         let Ok(message) = serde_json::from_slice::<Value>(body) else {
-            return Ok(()); // rmcp answers malformed JSON itself
+            return None; // rmcp answers malformed JSON itself
         };
         let messages = match &message {
             Value::Array(batch) => batch.iter().collect(),
@@ -154,10 +155,10 @@ impl Authorizer {
                     self.metadata.url
                 );
                 let body = json!({"error": "insufficient_scope", "error_description": description, "scope": needed});
-                return Err(challenged(StatusCode::FORBIDDEN, challenge, Some(body)));
+                return Some(challenged(StatusCode::FORBIDDEN, challenge, Some(body)));
             }
         }
-        Ok(())
+        None
     }
 }
 
