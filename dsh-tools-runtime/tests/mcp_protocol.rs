@@ -202,3 +202,135 @@ async fn the_http_server_refuses_foreign_origins_with_403() {
     assert_eq!(status_for(port, None).await, 200);
     server.shutdown().await;
 }
+
+/// Sends raw bytes (a request with `Connection: close`) and returns the status and the body.
+async fn exchange(port: u16, request: String) -> (u16, String) {
+    let response = raw(port, request).await;
+    let status = response[9..12].parse().unwrap();
+    let body = response
+        .split_once("\r\n\r\n")
+        .map(|(_, body)| body.to_owned())
+        .unwrap_or_default();
+    (status, body)
+}
+
+/// The whole response to a request sent with `Connection: close`.
+async fn raw(port: u16, request: String) -> String {
+    let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).await.unwrap();
+    response
+}
+
+fn post_head(port: u16, framing: &str) -> String {
+    format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nConnection: close\r\n{framing}\r\n"
+    )
+}
+
+#[tokio::test]
+async fn malformed_requests_get_400_with_the_json_rpc_error() {
+    let registry = ToolRegistry::new();
+    let server = McpServer::new(&registry)
+        .serve_http("127.0.0.1:0".parse().unwrap())
+        .await
+        .unwrap();
+    let port = server.local_addr().port();
+    let sized = |body: &str| {
+        format!(
+            "{}{body}",
+            post_head(port, &format!("Content-Length: {}\r\n", body.len()))
+        )
+    };
+    // Not JSON: a parse error.
+    let (status, body) = exchange(port, sized("{\"jsonrpc\": ")).await;
+    assert_eq!(status, 400);
+    let error: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(error["jsonrpc"], "2.0");
+    assert_eq!(error["id"], serde_json::Value::Null);
+    assert_eq!(error["error"]["code"], -32700);
+    assert_eq!(
+        error["error"]["message"],
+        "Parse error: EOF while parsing a value at line 1 column 12"
+    );
+    // JSON, but no JSON-RPC message: an invalid request.
+    let (status, body) = exchange(port, sized("[1, 2]")).await;
+    assert_eq!(status, 400);
+    let error: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(error["error"]["code"], -32600);
+    // A chunk whose size is not hexadecimal breaks HTTP framing: 400, not 500.
+    let chunked = format!(
+        "{}zz\r\n{{}}\r\n0\r\n\r\n",
+        post_head(port, "Transfer-Encoding: chunked\r\n")
+    );
+    let (status, body) = exchange(port, chunked).await;
+    assert_eq!(status, 400, "{body}");
+    // Past the body limit: 413.
+    let huge = post_head(port, &format!("Content-Length: {}\r\n", 5 * 1024 * 1024));
+    let (status, _) = exchange(port, huge).await;
+    assert_eq!(status, 413);
+    server.shutdown().await;
+}
+
+/// An `initialize` request's status, `Retry-After` and session id.
+async fn initialize(port: u16) -> (u16, Option<String>, Option<String>) {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "probe", "version": "0"}}})
+    .to_string();
+    let request = format!(
+        "{}{body}",
+        post_head(port, &format!("Content-Length: {}\r\n", body.len()))
+    );
+    let response = raw(port, request).await;
+    let header = |name: &str| {
+        response.lines().find_map(|line| {
+            let (key, value) = line.split_once(": ")?;
+            key.eq_ignore_ascii_case(name).then(|| value.to_owned())
+        })
+    };
+    (
+        response[9..12].parse().unwrap(),
+        header("retry-after"),
+        header("mcp-session-id"),
+    )
+}
+
+#[tokio::test]
+async fn sessions_past_the_cap_get_503_until_pending_ones_expire() {
+    use std::time::{Duration, Instant};
+    let registry = ToolRegistry::new();
+    let limits = dsh_tools_runtime::mcp::HttpLimits {
+        max_sessions: 2,
+        pending_session_timeout: Duration::from_millis(300),
+        ..Default::default()
+    };
+    let server = McpServer::new(&registry)
+        .with_http_limits(limits)
+        .serve_http("127.0.0.1:0".parse().unwrap())
+        .await
+        .unwrap();
+    let port = server.local_addr().port();
+    let opened = Instant::now();
+    assert_eq!(initialize(port).await.0, 200);
+    assert_eq!(initialize(port).await.0, 200);
+    let (status, retry, session) = initialize(port).await;
+    assert_eq!((status, retry.as_deref(), session), (503, Some("1"), None));
+    // Neither session sent `notifications/initialized`: both end after 300 ms, and the cap
+    // frees (bounded wait: 5 s).
+    loop {
+        let (status, _, _) = initialize(port).await;
+        if status == 200 {
+            break;
+        }
+        assert_eq!(status, 503);
+        assert!(opened.elapsed() < Duration::from_secs(5), "never freed");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(opened.elapsed() >= Duration::from_millis(300));
+    server.shutdown().await;
+}

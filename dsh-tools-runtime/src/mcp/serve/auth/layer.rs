@@ -72,7 +72,7 @@ where
                 Err(never) => match never {},
             };
             if parts.method == Method::POST
-                && let Err(refusal) = auth.check_calls(&scopes, &body)
+                && let Some(refusal) = auth.check_calls(&scopes, &body)
             {
                 return Ok(refusal);
             }
@@ -125,10 +125,11 @@ impl Authorizer {
         }
     }
 
-    /// Refuses (403) a message of the body that calls a tool whose scope the token lacks.
-    fn check_calls(&self, scopes: &BTreeSet<String>, body: &[u8]) -> Result<(), BoxResponse> {
+    /// The refusal (403) of a message of the body that calls a tool whose scope the token
+    /// lacks.
+    fn check_calls(&self, scopes: &BTreeSet<String>, body: &[u8]) -> Option<BoxResponse> {
         let Ok(message) = serde_json::from_slice::<Value>(body) else {
-            return Ok(()); // rmcp answers malformed JSON itself
+            return None; // rmcp answers malformed JSON itself
         };
         let messages = match &message {
             Value::Array(batch) => batch.iter().collect(),
@@ -150,10 +151,10 @@ impl Authorizer {
                     self.metadata.url
                 );
                 let body = json!({"error": "insufficient_scope", "error_description": description, "scope": needed});
-                return Err(challenged(StatusCode::FORBIDDEN, challenge, Some(body)));
+                return Some(challenged(StatusCode::FORBIDDEN, challenge, Some(body)));
             }
         }
-        Ok(())
+        None
     }
 }
 
