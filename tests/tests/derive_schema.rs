@@ -609,7 +609,7 @@ fn length_on_a_map_bounds_its_entries() {
         def.validate_args(&bad).unwrap_err().violations,
         vec![
             "\"labels\" must have at least 1 property",
-            "\"annotations\" must match exactly one oneOf branch (matched 0)",
+            "\"annotations\" must have at most 2 properties",
             "\"extra\" must have at least 1 property",
         ]
     );
