@@ -89,6 +89,8 @@ pub(crate) struct ToolOptions {
     pub(crate) max_result_tokens: Option<syn::LitInt>,
     /// `fn(&Args) -> String`: how to get the rest of a cut result.
     pub(crate) result_hint: Option<syn::Path>,
+    /// Every call asks for approval first (`ToolBuilder::requires_approval`).
+    pub(crate) requires_approval: darling::util::Flag,
     /// The path of the `dsh_tools` crate (default `::dsh_tools`).
     #[darling(rename = "crate")]
     pub(crate) krate: Option<syn::Path>,
@@ -114,6 +116,7 @@ const TOOL_OPTIONS: &[&str] = &[
     "pinned",
     "max_result_tokens",
     "result_hint",
+    "requires_approval",
     "crate",
 ];
 

@@ -168,25 +168,13 @@ impl Constraints {
             self.checks_span.get_or_insert_with(|| meta.path.span());
         }
         match word.as_str() {
-            "range" => meta.parse_nested_meta(|inner| {
-                let key = inner
-                    .path
-                    .get_ident()
-                    .map(ToString::to_string)
-                    .unwrap_or_default();
-                let slot = match key.as_str() {
-                    "min" => &mut self.minimum,
-                    "max" => &mut self.maximum,
-                    "exclusive_min" => &mut self.exclusive_minimum,
-                    "exclusive_max" => &mut self.exclusive_maximum,
-                    _ => {
-                        return Err(inner
-                            .error("expected `min`, `max`, `exclusive_min` or `exclusive_max`"));
-                    }
-                };
-                *slot = Some(number(&inner)?);
-                Ok(())
-            }),
+            "range" => {
+                if let Some((start, end, inclusive)) = crate::range::parse(meta)? {
+                    self.set_range_ends(start, end, inclusive)?;
+                    return Ok(());
+                }
+                self.range_words(meta)
+            }
             "length" => meta.parse_nested_meta(|inner| {
                 let key = inner
                     .path
@@ -293,6 +281,60 @@ impl Constraints {
             // schemars and validator words we do not read (`extend`, `contains`, `custom` …).
             _ => skip(meta),
         }
+    }
+
+    /// `range(min = .., max = .., exclusive_min = .., exclusive_max = ..)`.
+    fn range_words(&mut self, meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
+        meta.parse_nested_meta(|inner| {
+            let key = inner
+                .path
+                .get_ident()
+                .map(ToString::to_string)
+                .unwrap_or_default();
+            let slot = match key.as_str() {
+                "min" => &mut self.minimum,
+                "max" => &mut self.maximum,
+                "exclusive_min" => &mut self.exclusive_minimum,
+                "exclusive_max" => &mut self.exclusive_maximum,
+                _ => {
+                    return Err(inner.error(format!(
+                        "expected `min`, `max`, `exclusive_min` or `exclusive_max`; {}",
+                        crate::range::SPELLINGS
+                    )));
+                }
+            };
+            *slot = Some(number(&inner)?);
+            Ok(())
+        })
+    }
+
+    /// `range(a..=b)` / `range(a..b)`: the ends of a Rust range expression.
+    fn set_range_ends(
+        &mut self,
+        start: Option<Expr>,
+        end: Option<Expr>,
+        inclusive: bool,
+    ) -> syn::Result<()> {
+        let end_of = |expr: Expr| {
+            number_of(expr).map_err(|error| {
+                let text = format!(
+                    "{error}: the ends of a range are number literals, like `range(1..=50)`"
+                );
+                syn::Error::new(error.span(), text)
+            })
+        };
+        if let Some(start) = start {
+            self.minimum = Some(end_of(start)?);
+        }
+        if let Some(end) = end {
+            let slot = if inclusive {
+                &mut self.maximum
+            } else {
+                &mut self.exclusive_maximum
+            };
+            *slot = Some(end_of(end)?);
+        }
+        Ok(())
     }
 
     /// Bounds that leave no value (`min > max`, equal exclusive bounds), reported on the lower
@@ -442,7 +484,11 @@ impl Constraints {
 
 /// `key = <number literal>` (an optional leading `-`).
 fn number(meta: &ParseNestedMeta<'_>) -> syn::Result<Number> {
-    let expr: Expr = meta.value()?.parse()?;
+    number_of(meta.value()?.parse()?)
+}
+
+/// A number literal (an optional leading `-`).
+fn number_of(expr: Expr) -> syn::Result<Number> {
     let (lit, negative) = match &expr {
         Expr::Lit(ExprLit { lit, .. }) => (lit, false),
         Expr::Unary(ExprUnary {

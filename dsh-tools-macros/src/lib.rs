@@ -13,6 +13,7 @@ mod derive;
 mod docs;
 mod dummy;
 mod errors;
+mod range;
 mod tool;
 mod types;
 

@@ -3,10 +3,10 @@
 
 use std::sync::Arc;
 
-use dsh_tools::ToolAnnotations;
 use dsh_tools::definition::BoxFuture;
 use dsh_tools::exec::ScopeId;
 use dsh_tools::present::ToolCallView;
+use dsh_tools::{ToolAnnotations, ToolDefinition};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -14,8 +14,9 @@ use tokio_util::sync::CancellationToken;
 /// What the host is asked to approve.
 #[derive(Debug, Clone)]
 pub struct ApprovalRequest {
-    /// The calling agent.
-    pub agent: ScopeId,
+    /// The calling agent; `None` for a call made on the registry itself (a direct call, a
+    /// provider turn without an agent).
+    pub agent: Option<ScopeId>,
     /// The tool to run.
     pub tool_name: String,
     /// The model's call id.
@@ -36,6 +37,41 @@ pub struct ApprovalRequest {
     pub widest_scope: ApprovalScope,
     /// The caller's cancellation (the host should stop asking when it fires).
     pub cancel: CancellationToken,
+}
+
+/// Which tools ask for approval without a pre-execute policy saying so
+/// ([`ToolRegistry::set_approval_policy`](crate::ToolRegistry::set_approval_policy)).
+///
+/// ```
+/// use dsh_tools::{ToolAnnotations, ToolDefinition};
+/// use dsh_tools_runtime::approval::ApprovalPolicy;
+/// use serde_json::json;
+/// let rm = ToolDefinition::builder("rm")
+///     .description("Remove a file.")
+///     .annotations(ToolAnnotations { destructive_hint: Some(true), ..Default::default() })
+///     .execute(|_, _| async { Ok(json!(null)) })
+///     .build()
+///     .unwrap();
+/// assert!(!ApprovalPolicy::Declared.asks(&rm));
+/// assert!(ApprovalPolicy::DeclaredOrDestructive.asks(&rm));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ApprovalPolicy {
+    /// The tools declaring it (`#[tool(requires_approval)]`,
+    /// [`ToolBuilder::requires_approval`](dsh_tools::ToolBuilder::requires_approval)).
+    #[default]
+    Declared,
+    /// Those, and every tool annotated `destructive_hint: true` (`#[tool(destructive)]`).
+    DeclaredOrDestructive,
+}
+
+impl ApprovalPolicy {
+    /// Whether a call of `tool` asks for approval under this policy.
+    pub fn asks(self, tool: &ToolDefinition) -> bool {
+        tool.requires_approval()
+            || (self == Self::DeclaredOrDestructive
+                && tool.annotations().destructive_hint == Some(true))
+    }
 }
 
 /// How far an approval reaches.
@@ -64,7 +100,7 @@ impl ApprovalScope {
     /// | neither | [`Run`](Self::Run) inside a run, [`Once`](Self::Once) outside one |
     ///
     /// ```
-    /// use dsh_tools::ToolAnnotations;
+    /// use dsh_tools::{ToolAnnotations, ToolDefinition};
     /// use dsh_tools_runtime::approval::ApprovalScope;
     /// let read_only = ToolAnnotations { read_only_hint: Some(true), ..Default::default() };
     /// let destructive = ToolAnnotations { destructive_hint: Some(true), ..Default::default() };

@@ -241,6 +241,21 @@ async fn description_and_runtime_are_required() {
 }
 
 #[tokio::test]
+async fn a_missing_runtime_names_the_scopes_mode() {
+    // The registry is native; the agent's scope presents in code mode.
+    let registry = ToolRegistry::new();
+    let agent = registry.scope();
+    agent.present_as(PresentationMode::Code).unwrap().keep();
+    let mut call = run_code_call("c1", "1");
+    call.agent = Some(agent.id());
+    let result = registry.execute(call).await;
+    assert_eq!(
+        text(&result),
+        "Error: dsh-tools: mode \"code\" requires a code runtime — set one with ToolRegistry::set_code_runtime (e.g. dsh_tools_runtime::code::quickjs::QuickJsRuntime) or use PresentationMode::Native"
+    );
+}
+
+#[tokio::test]
 async fn calls_queued_when_the_run_settles_are_abandoned() {
     let stash: Arc<Mutex<Vec<Pending>>> = Arc::default();
     let kept = Arc::clone(&stash);

@@ -15,7 +15,7 @@ use dsh_tools::exec::{
     ToolSuccess,
 };
 use dsh_tools::{ContentBlock, ErrorInfo, ToolDefinition, ToolError};
-use dsh_tools_runtime::approval::ApprovalOutcome;
+use dsh_tools_runtime::approval::{ApprovalOutcome, ApprovalPolicy};
 use dsh_tools_runtime::hooks::{execute_wrapper_fn, post_execute_fn, pre_execute_fn};
 use dsh_tools_runtime::{PresentationMode, RegistryConfig, ToolRegistry, ToolRestriction};
 use serde_json::{Value, json};
@@ -232,17 +232,85 @@ async fn ask_without_an_approval_service_or_reason_is_not_yet_supported() {
 }
 
 #[tokio::test]
-async fn ask_without_an_agent_denies_without_calling_the_service() {
+async fn ask_without_an_agent_goes_to_the_registrys_service() {
     let (registry, probe) = probe_registry();
     registry.on_pre_execute(asking(Some("why"))).keep();
     let service = ScriptedApproval::mount(&registry, Script::Answer(ApprovalOutcome::AllowedOnce));
     let result = registry.execute(call("probe")).await;
+    assert_eq!(wire(&result), text_success("probe ran"));
+    let requests = service.requests();
+    assert_eq!(requests.len(), 1);
+    assert_eq!(requests[0].agent, None);
+    assert_eq!(probe.runs(), 1);
+}
+
+#[tokio::test]
+async fn a_tool_requiring_approval_asks_without_any_policy() {
+    let tool = counted_with(base("deploy").requires_approval(), |_| {
+        Ok(json!("deployed"))
+    });
+    assert!(tool.def.requires_approval());
+    let registry = registry_with(tool.def.clone());
+    // No service: the reference's text for an ask without one.
     assert_eq!(
-        wire(&result),
-        failure("tool \"probe\" requires approval, but the call has no agent to route it through")
+        wire(&registry.execute(call("deploy")).await),
+        failure("tool \"deploy\" requires approval (not yet supported)")
     );
-    assert!(service.requests().is_empty());
-    assert_eq!(probe.runs(), 0);
+    let service = ScriptedApproval::mount(&registry, Script::Answer(ApprovalOutcome::Rejected));
+    assert_eq!(
+        wire(&registry.execute(call("deploy")).await),
+        failure("the user rejected tool \"deploy\"")
+    );
+    assert_eq!(service.requests().len(), 1);
+    assert_eq!(service.requests()[0].reason, None);
+    // A policy's allow does not waive it; its denial still wins.
+    registry
+        .on_pre_execute(deciding_pre(PreToolDecision::Allow))
+        .keep();
+    registry.execute(call("deploy")).await;
+    assert_eq!(service.requests().len(), 2);
+    let denying = registry_with(tool.def.clone());
+    let never = ScriptedApproval::mount(&denying, Script::Answer(ApprovalOutcome::AllowedOnce));
+    denying
+        .on_pre_execute(deciding_pre(PreToolDecision::Deny {
+            reason: "frozen".into(),
+        }))
+        .keep();
+    assert_eq!(
+        wire(&denying.execute(call("deploy")).await),
+        failure("frozen")
+    );
+    assert!(never.requests().is_empty());
+    assert_eq!(tool.runs(), 0);
+}
+
+#[tokio::test]
+async fn the_destructive_policy_asks_for_destructive_tools_only() {
+    let destructive = dsh_tools::ToolAnnotations {
+        destructive_hint: Some(true),
+        ..Default::default()
+    };
+    let rm = counted_with(base("rm").annotations(destructive), |_| {
+        Ok(json!("removed"))
+    });
+    let registry = registry_with(rm.def.clone());
+    keep(&registry, counted("ls").def);
+    let service = ScriptedApproval::mount(&registry, Script::Answer(ApprovalOutcome::AllowedOnce));
+    registry.execute(call("rm")).await;
+    assert!(service.requests().is_empty(), "not asked by default");
+    registry.set_approval_policy(ApprovalPolicy::DeclaredOrDestructive);
+    assert_eq!(
+        wire(&registry.execute(call("rm")).await),
+        text_success("removed")
+    );
+    registry.execute(call("ls")).await;
+    let asked: Vec<String> = service
+        .requests()
+        .iter()
+        .map(|r| r.tool_name.clone())
+        .collect();
+    assert_eq!(asked, ["rm"]);
+    assert_eq!(rm.runs(), 2);
 }
 
 #[tokio::test]
@@ -259,7 +327,7 @@ async fn an_approval_request_carries_agent_tool_call_reason_and_the_callers_toke
     let requests = service.requests();
     assert_eq!(requests.len(), 1);
     let request = &requests[0];
-    assert_eq!(request.agent, agent.id());
+    assert_eq!(request.agent, Some(agent.id()));
     assert_eq!(request.tool_name, "probe");
     assert_eq!(request.call_id, "call-1");
     assert_eq!(request.reason.as_deref(), Some("writes files"));

@@ -1,11 +1,16 @@
-//! The README's "Large results" example, run as written: the body of
-//! [`the_large_results_example_runs`] between its markers is the README's code block, which
-//! [`the_readme_shows_this_example`] checks line by line.
+//! The README's "Large results" and "Approvals" examples, run as written: the body of each
+//! test between its markers is the README's code block, which [`the_readme_shows_these_examples`]
+//! checks line by line.
 
 use std::error::Error;
+use std::sync::Arc;
 
-use dsh_tools::ToolDefinition;
+use dsh_tools::definition::BoxFuture;
 use dsh_tools::exec::ToolExecutionInput;
+use dsh_tools::{ToolDefinition, tool};
+use dsh_tools_runtime::approval::{
+    ApprovalOutcome, ApprovalPolicy, ApprovalRequest, ApprovalService,
+};
 use dsh_tools_runtime::{RegistryConfig, ToolRegistry, tokens};
 use serde_json::json;
 
@@ -39,29 +44,86 @@ async fn the_large_results_example_runs() -> Result<(), Box<dyn Error>> {
     Ok(())
 }
 
-/// The lines of this file between `marker` and `// README: end`, four spaces of indentation
+// README: approvals
+/// Delete a git branch.
+#[tool(requires_approval)]
+async fn delete_branch(name: String) -> Result<String, String> {
+    Ok(format!("deleted {name}"))
+}
+
+/// The host's channel to a person (a terminal prompt, an IDE dialog); here, a rule.
+struct Reviewer;
+
+impl ApprovalService for Reviewer {
+    fn request(&self, request: ApprovalRequest) -> BoxFuture<'static, ApprovalOutcome> {
+        let main = request
+            .arguments
+            .as_deref()
+            .is_some_and(|a| a["name"] == "main");
+        let answer = if main {
+            ApprovalOutcome::Rejected
+        } else {
+            ApprovalOutcome::AllowedOnce
+        };
+        Box::pin(std::future::ready(answer))
+    }
+}
+
+async fn approvals() -> Result<(), Box<dyn Error>> {
+    let registry = ToolRegistry::new();
+    registry.register(delete_branch::definition()?)?.keep();
+    registry.set_approval(Arc::new(Reviewer)); // asked for every call that needs approval
+    registry.set_approval_policy(ApprovalPolicy::DeclaredOrDestructive); // and `#[tool(destructive)]` ones
+
+    let call = |name| ToolExecutionInput::new("c1", "delete_branch", json!({"name": name}));
+    let done = registry.execute(call("old-feature")).await;
+    assert_eq!(done.content()[0].as_text(), Some("deleted old-feature"));
+    let refused = registry.execute(call("main")).await;
+    assert_eq!(
+        refused.content()[0].as_text(),
+        Some(r#"Error: the user rejected tool "delete_branch""#)
+    );
+    Ok(())
+}
+// README: end
+
+#[tokio::test]
+async fn the_approvals_example_runs() -> Result<(), Box<dyn Error>> {
+    approvals().await
+}
+
+/// The lines of this file between `marker` and `// README: end`, the marker's indentation
 /// removed.
 fn example(source: &str, marker: &str) -> Vec<String> {
+    let indent = source
+        .lines()
+        .find(|line| line.trim() == marker)
+        .map_or(0, |line| line.len() - line.trim_start().len());
     source
         .lines()
         .skip_while(|line| line.trim() != marker)
         .skip(1)
         .take_while(|line| line.trim() != "// README: end")
-        .map(|line| line.strip_prefix("    ").unwrap_or(line).to_owned())
+        .map(|line| line.get(indent..).unwrap_or(line.trim_start()).to_owned())
         .collect()
 }
 
 #[test]
-fn the_readme_shows_this_example() {
+fn the_readme_shows_these_examples() {
     let readme = include_str!("../../README.md");
-    let section = &readme[readme.find("## Large results").expect("the section")..];
-    let block: Vec<String> = section
-        .lines()
-        .skip_while(|line| !line.starts_with("```rust"))
-        .skip(1)
-        .take_while(|line| *line != "```")
-        .map(str::to_owned)
-        .collect();
     let source = include_str!("readme.rs");
-    assert_eq!(block, example(source, "// README: large results"));
+    for (heading, marker) in [
+        ("## Large results", "// README: large results"),
+        ("\n## Approvals\n", "// README: approvals"),
+    ] {
+        let section = &readme[readme.find(heading).expect("the section")..];
+        let block: Vec<String> = section
+            .lines()
+            .skip_while(|line| !line.starts_with("```rust"))
+            .skip(1)
+            .take_while(|line| *line != "```")
+            .map(str::to_owned)
+            .collect();
+        assert_eq!(block, example(source, marker), "{heading}");
+    }
 }

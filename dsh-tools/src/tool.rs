@@ -49,6 +49,9 @@ pub struct ToolOptions {
     /// The budget of each result's model-facing content, in tokens (`None`: the scope's or the
     /// registry's).
     pub max_result_tokens: Option<usize>,
+    /// Every call asks for approval first (see
+    /// [`ToolDefinition::requires_approval`]).
+    pub requires_approval: bool,
 }
 
 impl ToolOptions {
@@ -84,6 +87,13 @@ impl ToolOptions {
     #[must_use]
     pub fn max_result_tokens(mut self, max_tokens: usize) -> Self {
         self.max_result_tokens = Some(max_tokens);
+        self
+    }
+
+    /// Sets [`ToolOptions::requires_approval`].
+    #[must_use]
+    pub fn requires_approval(mut self) -> Self {
+        self.requires_approval = true;
         self
     }
 
@@ -188,6 +198,9 @@ pub trait Tool: Send + Sync + Sized + 'static {
         }
         if let Some(max_tokens) = options.max_result_tokens {
             builder = builder.max_result_tokens(max_tokens);
+        }
+        if options.requires_approval {
+            builder = builder.requires_approval();
         }
         builder
             .execute(move |args, ctx| {

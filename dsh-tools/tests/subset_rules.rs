@@ -523,14 +523,17 @@ fn rule2_one_of_counts_matching_branches() {
         check(&schema, &json!(2), "v"),
         vec!["\"v\" must match exactly one oneOf branch (matched 2)"]
     );
+    // One branch admits a string: its own violation is the value's.
     assert_eq!(
         check(&schema, &json!("b"), "v"),
-        vec!["\"v\" must match exactly one oneOf branch (matched 0)"]
+        vec!["\"v\" must be one of [\"a\"]"]
     );
     let nested = json!({"type": "object", "properties": {"x": schema}});
     assert_eq!(
         args(&nested, &json!({"x": null})),
-        vec!["\"x\" must match exactly one oneOf branch (matched 0)"]
+        vec![
+            "\"x\" must match exactly one oneOf branch (matched 0); closest is branch 0: \"x\" must be a number"
+        ]
     );
 }
 
@@ -1065,7 +1068,9 @@ fn deep_one_of_and_lossless_checks_are_iterative() {
     assert!(one_of_null.is_empty());
     assert_eq!(
         one_of_one,
-        vec!["\"arguments\" must match exactly one oneOf branch (matched 0)"]
+        vec![
+            "\"arguments\" must match exactly one oneOf branch (matched 0); closest is branch 0: \"arguments\" must be a string"
+        ]
     );
     assert_eq!(open, vec!["\"arguments\" must be a lossless JSON object"]);
     assert_eq!(any, vec!["\"v\" must be a lossless JSON value"]);

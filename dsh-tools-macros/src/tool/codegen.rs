@@ -203,7 +203,8 @@ pub(crate) fn builder(
     }}
 }
 
-/// `.callers(..)`, `.loading(..)` and `.max_result_tokens(..)`, when set (checked by `check`).
+/// `.callers(..)`, `.loading(..)`, `.max_result_tokens(..)` and `.requires_approval()`, when
+/// set (checked by `check`).
 pub(crate) fn limits(sig: &ToolSig, krate: &TokenStream) -> TokenStream {
     let options = &sig.options;
     let callers = options
@@ -228,7 +229,11 @@ pub(crate) fn limits(sig: &ToolSig, krate: &TokenStream) -> TokenStream {
     } else {
         None
     };
-    quote!(#callers #loading #budget)
+    let approval = options
+        .requires_approval
+        .is_present()
+        .then(|| quote!(.requires_approval()));
+    quote!(#callers #loading #budget #approval)
 }
 
 fn output_schema(sig: &ToolSig, krate: &TokenStream) -> TokenStream {

@@ -159,6 +159,10 @@ impl Pipeline {
         self.policy.set_approval(service);
     }
 
+    pub(crate) fn set_approval_policy(&self, policy: crate::approval::ApprovalPolicy) {
+        self.policy.set_approval_policy(policy);
+    }
+
     pub(crate) fn clear_session_approvals(&self) {
         self.policy.clear_session_approvals();
     }

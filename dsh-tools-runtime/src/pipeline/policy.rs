@@ -14,7 +14,9 @@ use super::hooks::{
 };
 use super::outcome::{aborted_before_dispatch, denied, from_panic};
 use super::{Call, Host, Prepared};
-use crate::approval::{ApprovalOutcome, ApprovalRequest, ApprovalScope, ApprovalService};
+use crate::approval::{
+    ApprovalOutcome, ApprovalPolicy, ApprovalRequest, ApprovalScope, ApprovalService,
+};
 
 /// The policy stage: decides whether a call reaches dispatch. Holds the approval service and
 /// the tools approved for the session.
@@ -22,9 +24,24 @@ use crate::approval::{ApprovalOutcome, ApprovalRequest, ApprovalScope, ApprovalS
 pub(super) struct Policy {
     approval: RwLock<Option<Arc<dyn ApprovalService>>>,
     session: RwLock<HashSet<String>>,
+    /// Which tools ask without a pre-execute policy saying so.
+    asks: RwLock<ApprovalPolicy>,
 }
 
 impl Policy {
+    pub(super) fn set_approval_policy(&self, policy: ApprovalPolicy) {
+        *self.asks.write().unwrap_or_else(PoisonError::into_inner) = policy;
+    }
+
+    /// Whether `call`'s tool asks for approval by itself (declared, or by the approval policy).
+    fn tool_asks(&self, call: &Call) -> bool {
+        let Some((def, _)) = call.resolved.as_ref() else {
+            return false;
+        };
+        let policy = *self.asks.read().unwrap_or_else(PoisonError::into_inner);
+        policy.asks(def)
+    }
+
     pub(super) fn set_approval(&self, service: Arc<dyn ApprovalService>) {
         *self
             .approval
@@ -106,7 +123,7 @@ impl Policy {
         // 4–8, with any panic contained as a final error (stage 9).
         let exec = &call.exec;
         let chain = applicable(call.hooks.get::<PreExecute>(), exec, |a| host.chain(a));
-        if !chain.is_empty() {
+        if !chain.is_empty() || self.tool_asks(call) {
             return Err(chain);
         }
         let exec = Arc::clone(exec);
@@ -146,6 +163,11 @@ impl Policy {
         }
         .run()
         .await;
+        // A tool that asks by itself: an allow becomes an ask (a policy may still deny).
+        let decision = match decision {
+            PreToolDecision::Allow if self.tool_asks(call) => PreToolDecision::Ask { reason: None },
+            other => other,
+        };
         // 5–6. Ask.
         let mut approval_cancelled = false;
         let decision = match decision {
@@ -207,13 +229,8 @@ impl Policy {
                 format!("tool \"{name}\" requires approval (not yet supported)")
             }));
         };
-        let Some(agent) = exec.agent else {
-            return Asked::Denied(format!(
-                "tool \"{name}\" requires approval, but the call has no agent to route it through"
-            ));
-        };
         let request = ApprovalRequest {
-            agent,
+            agent: exec.agent,
             tool_name: name.to_string(),
             call_id: exec.call_id.to_string(),
             reason,

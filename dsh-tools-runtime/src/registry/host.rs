@@ -135,9 +135,20 @@ impl ToolRegistry {
         self.inner.pipeline.enforce_deadlines(enforce);
     }
 
-    /// Mounts the host's approval service (consulted when a pre-execute policy asks).
+    /// Mounts the host's approval service, registry-wide: it answers every `ask` — a tool that
+    /// [requires approval](dsh_tools::ToolDefinition::requires_approval), a pre-execute policy's
+    /// `ask` — on any call, with or without an agent (a Code Mode run or a durable run answers
+    /// its own sub-calls first; `docs/CONTRACTS.md`, "Stages", stage 5).
     pub fn set_approval(&self, service: Arc<dyn ApprovalService>) {
         self.inner.pipeline.set_approval(service);
+    }
+
+    /// Which tools ask for approval by themselves (default
+    /// [`ApprovalPolicy::Declared`](crate::approval::ApprovalPolicy::Declared): those declaring
+    /// `requires_approval`); [`DeclaredOrDestructive`](crate::approval::ApprovalPolicy::DeclaredOrDestructive)
+    /// adds every tool annotated destructive.
+    pub fn set_approval_policy(&self, policy: crate::approval::ApprovalPolicy) {
+        self.inner.pipeline.set_approval_policy(policy);
     }
 
     /// Forgets the tools approved for the session

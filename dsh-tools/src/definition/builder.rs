@@ -65,6 +65,7 @@ pub struct ToolBuilder {
     loading: Loading,
     max_result_tokens: Option<usize>,
     result_hint: Option<ResultHintFn>,
+    requires_approval: bool,
 }
 
 impl ToolBuilder {
@@ -87,6 +88,7 @@ impl ToolBuilder {
             loading: Loading::Auto,
             max_result_tokens: None,
             result_hint: None,
+            requires_approval: false,
         }
     }
 
@@ -273,6 +275,14 @@ impl ToolBuilder {
         self
     }
 
+    /// Every call of this tool asks for approval first, through the pipeline's approval stage
+    /// (`docs/CONTRACTS.md`, "Stages", stage 5): a pre-execute policy may still deny the call,
+    /// but none can waive the approval. See [`ToolDefinition::requires_approval`].
+    pub fn requires_approval(mut self) -> Self {
+        self.requires_approval = true;
+        self
+    }
+
     /// Checks everything and builds the definition.
     pub fn build(self) -> Result<ToolDefinition, DefinitionError> {
         let name = self.name;
@@ -337,6 +347,7 @@ impl ToolBuilder {
                 loading: self.loading,
                 max_result_tokens: self.max_result_tokens,
                 result_hint: self.result_hint,
+                requires_approval: self.requires_approval,
             }),
         })
     }

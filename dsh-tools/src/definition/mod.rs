@@ -77,6 +77,7 @@ pub(crate) struct Inner {
     pub(crate) loading: Loading,
     pub(crate) max_result_tokens: Option<usize>,
     pub(crate) result_hint: Option<ResultHintFn>,
+    pub(crate) requires_approval: bool,
 }
 
 /// A complete tool: schema, output contract, body and presentation hooks.
@@ -320,6 +321,24 @@ impl ToolDefinition {
     /// as for an empty hint). Called only when a result is cut.
     pub fn result_hint(&self, args: &Value) -> Option<String> {
         self.inner.result_hint.as_ref().map(|hint| hint(args))
+    }
+
+    /// Whether every call of the tool asks for approval first (`docs/CONTRACTS.md`, "Stages",
+    /// stage 5): set with [`ToolBuilder::requires_approval`] or `#[tool(requires_approval)]`.
+    ///
+    /// ```
+    /// use dsh_tools::ToolDefinition;
+    /// use serde_json::json;
+    /// let delete = ToolDefinition::builder("delete_branch")
+    ///     .description("Delete a git branch.")
+    ///     .requires_approval()
+    ///     .execute(|_, _| async { Ok(json!("deleted")) })
+    ///     .build()
+    ///     .unwrap();
+    /// assert!(delete.requires_approval());
+    /// ```
+    pub fn requires_approval(&self) -> bool {
+        self.inner.requires_approval
     }
 
     /// Whether two handles point at the same definition.

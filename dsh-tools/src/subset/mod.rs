@@ -45,6 +45,7 @@ mod refs;
 mod scalar;
 #[cfg(test)]
 mod tests;
+mod union;
 mod unique;
 mod validate;
 mod walk;

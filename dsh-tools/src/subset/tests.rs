@@ -106,8 +106,8 @@ fn one_of_inside_containers_counts_every_branch() {
     assert_eq!(
         compiled.validate(&json!([{"k": null}, {}, [1]]), "v"),
         vec![
-            "\"v[0]\" must match exactly one oneOf branch (matched 0)",
-            "\"v[1]\" must match exactly one oneOf branch (matched 0)",
+            "\"v[0]\" must match exactly one oneOf branch (matched 0); closest is branch 0: \"v[0].k\" must be a string",
+            "\"v[1]\" must match exactly one oneOf branch (matched 0); closest is branch 0: missing required property \"v[1].k\"",
         ]
     );
     let overlapping = compile(

@@ -72,8 +72,14 @@ impl CompiledSchema {
 
     /// The violation list, without the fast pre-check.
     pub(crate) fn violations(&self, value: &Value, path: &str) -> Vec<String> {
+        self.walk(0, value, path, true)
+    }
+
+    /// The violations of `value` against `node`; `hints` names the closest branch of a union no
+    /// branch matches (`union.rs`).
+    pub(super) fn walk(&self, node: NodeId, value: &Value, path: &str, hints: bool) -> Vec<String> {
         let mut path = String::from(path);
-        let mut stack: Vec<Frame<'_, '_>> = match self.enter(0, value, &path) {
+        let mut stack: Vec<Frame<'_, '_>> = match self.enter(node, value, &path, hints) {
             Step::Done(violations) => return violations,
             Step::Enter(frame) => vec![frame],
         };
@@ -110,7 +116,7 @@ impl CompiledSchema {
                 }),
             };
             let result = match child {
-                Some((node, child)) => match self.enter(node, child, &path) {
+                Some((node, child)) => match self.enter(node, child, &path, hints) {
                     Step::Done(violations) => violations,
                     Step::Enter(child_frame) => {
                         stack.push(child_frame);
@@ -130,23 +136,18 @@ impl CompiledSchema {
         Vec::new()
     }
 
-    fn enter<'s, 'v>(&'s self, node: NodeId, value: &'v Value, path: &str) -> Step<'s, 'v> {
-        match self.node(node) {
+    fn enter<'s, 'v>(
+        &'s self,
+        node: NodeId,
+        value: &'v Value,
+        path: &str,
+        hints: bool,
+    ) -> Step<'s, 'v> {
+        match self.node(self.union_target(node, value)) {
             Node::Any if is_lossless(value) => Step::Done(Vec::new()),
             Node::Any => Step::Done(vec![quoted(path, "must be a lossless JSON value")]),
             Node::OneOf(branches) => {
-                let matched = branches
-                    .iter()
-                    .filter(|&&branch| self.run(branch, value))
-                    .count();
-                Step::Done(if matched == 1 {
-                    Vec::new()
-                } else {
-                    vec![quoted(
-                        path,
-                        &format!("must match exactly one oneOf branch (matched {matched})"),
-                    )]
-                })
+                Step::Done(self.union_violations(branches, value, path, hints))
             }
             Node::Object(node) => match value {
                 Value::Object(map) => Step::Enter(enter_object(node, map, path)),
@@ -403,7 +404,11 @@ fn extra_violations(extra: &ScalarExtra, value: &Value, path: &str, out: &mut Ve
 /// use serde_json::json;
 /// let schema = json!({"oneOf": [{"type": "string"}, {"type": "number"}]});
 /// assert!(validate_value(&schema, &json!("x"), "value").is_empty());
-/// assert_eq!(validate_value(&schema, &json!(null), "value"), vec!["\"value\" must match exactly one oneOf branch (matched 0)"]);
+/// assert_eq!(validate_value(&schema, &json!(null), "value"),
+///     vec!["\"value\" must match exactly one oneOf branch (matched 0); closest is branch 0: \"value\" must be a string"]);
+/// let limit = json!({"type": "object", "properties": {"limit": {"oneOf": [
+///     {"type": "integer", "minimum": 1, "maximum": 50}, {"type": "null"}]}}});
+/// assert_eq!(validate_value(&limit, &json!({"limit": 51}), ""), vec!["\"limit\" must be at most 50"]);
 /// assert_eq!(validate_value(&json!({"type": "number", "enum": [1e21, 0.1, 1e-7]}), &json!(2), "x"),
 ///     vec!["\"x\" must be one of [1e+21,0.1,1e-7]"]);
 /// ```

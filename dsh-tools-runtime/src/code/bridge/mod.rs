@@ -104,9 +104,10 @@ pub(crate) async fn run_code(
             "invalid description: expected a non-empty string",
         ));
     }
-    let runtime = registry
-        .code_runtime()
-        .ok_or_else(|| ToolError::msg(super::missing_runtime_message(registry.config().mode)))?;
+    let runtime = registry.code_runtime().ok_or_else(|| {
+        let mode = registry.effective_mode(ctx.execution().agent);
+        ToolError::msg(super::missing_runtime_message(mode))
+    })?;
     let program = args["code"].as_str().unwrap_or_default().to_owned();
     let exec = ctx.execution().clone();
     // What is certainly wrong fails the run before any tool runs or any sandbox starts. The

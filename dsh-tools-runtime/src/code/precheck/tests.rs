@@ -83,7 +83,9 @@ fn constant_arguments_are_checked_against_the_schema() {
         .collect();
     assert_eq!(
         found,
-        ["1:22 tools.odd: \"a\" must match exactly one oneOf branch (matched 0)"]
+        [
+            "1:22 tools.odd: \"a\" must match exactly one oneOf branch (matched 0); closest is branch 0: \"a\" must be a string"
+        ]
     );
     assert!(findings("await tools.read_file({ path: 'a', limit: 2 } as const);").is_empty());
 }

@@ -1,0 +1,13 @@
+use dsh_tools::tool;
+
+/// List issues.
+#[tool]
+async fn list(
+    /// Results per page.
+    #[schema(range(..))]
+    per_page: u32,
+) {
+    let _ = per_page;
+}
+
+fn main() {}
