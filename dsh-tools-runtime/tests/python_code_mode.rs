@@ -132,7 +132,7 @@ async fn programs_call_tools_through_the_pipeline() {
             value["result"],
             json!({"met": ["met a", "met b"], "saved": {"saved": "hello"}})
         );
-        assert_eq!(value["logs"], json!(["refused: refused: boom"]));
+        assert_eq!(value["logs"], json!(["refused: note: refused: boom"]));
         let events = log.0.lock().unwrap().clone();
         let settled: Vec<&Value> = events
             .iter()
@@ -162,7 +162,7 @@ async fn a_failed_run_reports_its_kind_and_the_logs_so_far() {
     let text = result.content()[0].as_text().unwrap();
     assert!(text.starts_with("Error: code run failed (exception): Traceback (most recent call last):\n  File \"program.py\", line 2"), "{text}");
     assert!(
-        text.ends_with("ToolCallError: refused: boom\nCaptured output:\nbefore"),
+        text.ends_with("ToolCallError: note: refused: boom\nCaptured output:\nbefore"),
         "{text}"
     );
     let result = run_code(&registry, "c3", "await tools.meat({'who': 'x'})").await;

@@ -606,3 +606,43 @@ fn the_runtime_language_picks_the_flavour() {
         "dsh-tools: no SDK renderer registered for runtime language \"lua\" (known: \"typescript\", \"python\")"
     );
 }
+
+/// A bounded parameter shows the same tags in both SDKs (one source: the TypeScript SDK's member
+/// doc), and the Python SDK says what `ToolCallError` is in this interpreter.
+#[test]
+fn bounds_are_the_typescript_sdks_and_tool_call_error_is_what_the_runtime_raises() {
+    let tool = SdkTool {
+        name: "list_items".into(),
+        description: "List items.".into(),
+        parameters: json!({
+            "type": "object",
+            "properties": {
+                "limit": {"type": "integer", "minimum": 1, "maximum": 50, "description": "How many."},
+                "prefix": {"type": "string", "minLength": 2, "pattern": "^[a-z]+$"}
+            },
+            "required": ["prefix"]
+        }),
+        output: json!({"type": "string"}),
+    };
+    let python = render_tools_sdk_py(std::slice::from_ref(&tool));
+    let typescript = dsh_tools_runtime::code::sdk::render_tools_sdk(std::slice::from_ref(&tool));
+    for (tags, member) in [
+        (
+            "How many. @minimum 1 @maximum 50",
+            "limit: NotRequired[int]",
+        ),
+        ("@pattern ^[a-z]+$ @minLength 2", "prefix: str"),
+    ] {
+        assert!(
+            python.contains(&format!("    # {tags}\n    {member}\n")),
+            "{python}"
+        );
+        assert!(typescript.contains(tags), "{typescript}");
+    }
+    assert!(python.contains(
+        "# A failed tool call raises ToolCallError; str(e) is \"<tool name>: <what went wrong>\".\n\
+         # The interpreter cannot define exception classes: ToolCallError is the builtin\n\
+         # NotADirectoryError under another name, raised for tool failures only.\n\
+         ToolCallError = NotADirectoryError\n"
+    ));
+}

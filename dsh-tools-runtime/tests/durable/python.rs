@@ -89,7 +89,7 @@ async fn a_python_run_suspends_twice_and_every_call_runs_once() {
         value(outcome),
         json!({
             "logs": ["read 1", "first wrote a"],
-            "result": [{"read": 1}, "wrote a", "refused: the user rejected tool \"write\""],
+            "result": [{"read": 1}, "wrote a", "refused: write: the user rejected tool \"write\""],
         })
     );
     assert_eq!((third.runs_of("read"), third.runs_of("write")), (0, 0));

@@ -111,9 +111,16 @@ pub(crate) async fn run_code(
     let program = args["code"].as_str().unwrap_or_default().to_owned();
     let exec = ctx.execution().clone();
     // What is certainly wrong fails the run before any tool runs or any sandbox starts. The
-    // check reads TypeScript; runtimes of other languages check their programs themselves (the
-    // Monty runtime's static check).
+    // check reads TypeScript; a Python program gets the Monty runtime's static check, here with
+    // the tools' schemas (its words and its `exception` kind); other languages check their
+    // programs themselves.
     let tools = binding::callable(&registry, exec.agent);
+    #[cfg(feature = "python")]
+    if runtime.language() == super::flavour::PYTHON.language
+        && let Some(message) = crate::code::monty::check_run(&program, &tools)
+    {
+        return Err(run_failed("exception", &message, &[]));
+    }
     let findings = if runtime.language() == super::flavour::TYPESCRIPT.language {
         crate::code::precheck::check(&program, &tools)
     } else {

@@ -1,12 +1,15 @@
 //! The static check of a Python program, before it runs (docs/CONTRACTS.md, "Code Mode:
 //! Python"): every syntax error, every construct the interpreter does not support, every import
 //! of a module it does not have, and every `tools.x` / `tools["x"]` naming no tool — each with
-//! line:column and a hint, all at once (the interpreter itself stops at the first).
+//! line:column and a hint, all at once (the interpreter itself stops at the first). Given the
+//! tools' definitions (a `run_code` run), also every call whose constant arguments the tool's
+//! schema refuses ([`super::args`]), and every tool call whose result is used without `await`.
 //!
 //! The check is conservative: it reports only what the interpreter certainly rejects (or, for
 //! unknown tools and modules, what certainly fails when reached), so a program it passes may
 //! still fail at the interpreter's own parse, never the other way round.
 
+use dsh_tools::ToolDefinition;
 use ruff_python_ast::token::TokenKind;
 use ruff_python_ast::visitor::{self, Visitor};
 use ruff_python_ast::{self as ast, Expr, ExprContext, Stmt};
@@ -35,7 +38,7 @@ pub const AVAILABLE_MODULES: &[&str] = &[
 ];
 
 /// How deep the check descends; deeper code is left to the interpreter's own nesting limit.
-const MAX_VISIT_DEPTH: usize = 512;
+pub(super) const MAX_VISIT_DEPTH: usize = 512;
 
 /// One problem found before running.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -129,17 +132,28 @@ pub(crate) type Namespace<'a> = (&'a str, &'a [String]);
 /// Parses `source` once: the findings of [`check_program`] (for every namespace) and the
 /// `<global>[...]` subscripts.
 pub(crate) fn analyse(source: &str, namespaces: &[Namespace<'_>]) -> Analysis {
+    analyse_calls(source, namespaces, &[])
+}
+
+/// [`analyse`], and the calls of `definitions`' tools (through `tools`) checked against their
+/// schemas.
+pub(crate) fn analyse_calls(
+    source: &str,
+    namespaces: &[Namespace<'_>],
+    definitions: &[ToolDefinition],
+) -> Analysis {
     let parsed = parse_unchecked(source, ParseOptions::from(Mode::Module));
     let lines = Lines::new(source);
     let module = parsed.syntax().as_module();
     let namespaces = namespaces
         .iter()
-        .filter(|(global, _)| !module.is_some_and(|m| binds_name(&m.body, global)))
+        .filter(|(global, _)| !module.is_some_and(|m| super::binds::binds_name(&m.body, global)))
         .copied()
         .collect();
     let mut checker = Checker {
         lines: &lines,
         namespaces,
+        definitions,
         findings: Vec::new(),
         depth: 0,
         in_try: 0,
@@ -182,6 +196,8 @@ struct Checker<'c> {
     lines: &'c Lines<'c>,
     /// The namespaces whose global the program does not rebind.
     namespaces: Vec<Namespace<'c>>,
+    /// The tools whose calls are checked against their schemas (empty: none).
+    definitions: &'c [ToolDefinition],
     findings: Vec<Finding>,
     depth: usize,
     /// Inside the body of a `try` (an import there may be guarded by `except ImportError`).
@@ -271,6 +287,8 @@ impl Checker<'_> {
                 self.unsupported(s.range, "`except*` is", "use a plain `except`")
             }
             Stmt::ClassDef(class) => self.class(class),
+            Stmt::Expr(s) => self.not_awaited(&s.value, "await {call}"),
+            Stmt::For(s) => self.not_awaited(&s.iter, "for … in await {call}"),
             Stmt::Import(s) => {
                 for alias in &s.names {
                     self.import(alias.range, alias.name.as_str());
@@ -370,13 +388,16 @@ impl Checker<'_> {
                         "merge the dicts first",
                     );
                 }
+                self.tool_call(call);
             }
             Expr::Attribute(a) if a.ctx == ExprContext::Load => {
+                self.not_awaited(&a.value, "(await {call}).…");
                 if let Some(global) = self.global(&a.value) {
                     self.tool_name(a.attr.range, global, a.attr.as_str());
                 }
             }
             Expr::Subscript(s) if s.ctx == ExprContext::Load => {
+                self.not_awaited(&s.value, "(await {call})[…]");
                 let Some(global) = self.global(&s.value) else {
                     return;
                 };
@@ -393,6 +414,49 @@ impl Checker<'_> {
 }
 
 impl<'c> Checker<'c> {
+    /// The tool `call` calls through `tools` (its name, as written), if it calls one.
+    fn called_tool<'e>(&self, call: &'e ast::ExprCall) -> Option<&'e str> {
+        let (global, name) = match &*call.func {
+            Expr::Attribute(a) => (self.global(&a.value)?, a.attr.as_str()),
+            Expr::Subscript(s) => match &*s.slice {
+                Expr::StringLiteral(name) => (self.global(&s.value)?, name.value.to_str()),
+                _ => return None,
+            },
+            _ => return None,
+        };
+        (global == "tools").then_some(name)
+    }
+
+    /// The findings of one call of a tool with a definition: its arguments.
+    fn tool_call(&mut self, call: &ast::ExprCall) {
+        let Some(name) = self.called_tool(call) else {
+            return;
+        };
+        let Some(def) = self.definitions.iter().find(|def| def.name() == name) else {
+            return;
+        };
+        for (range, message, hint) in super::args::findings(call, def, &format!("tools.{name}")) {
+            self.report(range, message, hint);
+        }
+    }
+
+    /// A finding when `expr` is a tool call whose result is used without `await`; `fix` is
+    /// how to write it (`{call}` is the call).
+    fn not_awaited(&mut self, expr: &Expr, fix: &str) {
+        let Expr::Call(call) = expr else {
+            return;
+        };
+        let Some(name) = self.called_tool(call) else {
+            return;
+        };
+        let shown = format!("tools.{name}(...)");
+        self.report(
+            call.range(),
+            format!("`{shown}` is not awaited: without `await` it is a pending call, not the tool's result"),
+            format!("write `{}`", fix.replace("{call}", &shown)),
+        );
+    }
+
     /// The binding global `expr` names, if it is one.
     fn global(&self, expr: &Expr) -> Option<&'c str> {
         let Expr::Name(name) = expr else {
@@ -436,74 +500,4 @@ impl<'a> Visitor<'a> for Checker<'_> {
         visitor::walk_expr(self, expr);
         self.depth -= 1;
     }
-}
-
-/// Whether the program binds `name` itself (assignment, parameter, import, `def`…): then
-/// `name[...]` may be its own value, not the binding namespace.
-pub(crate) fn binds_name(module: &[Stmt], name: &str) -> bool {
-    struct Finder<'n> {
-        name: &'n str,
-        found: bool,
-        depth: usize,
-    }
-    impl<'a> Visitor<'a> for Finder<'_> {
-        fn visit_stmt(&mut self, stmt: &'a Stmt) {
-            if self.found || self.depth > MAX_VISIT_DEPTH {
-                return;
-            }
-            let name = self.name;
-            let binds = |id: &ast::Identifier| id.as_str() == name;
-            self.found |= match stmt {
-                Stmt::FunctionDef(f) => binds(&f.name),
-                Stmt::ClassDef(c) => binds(&c.name),
-                Stmt::Import(i) => i
-                    .names
-                    .iter()
-                    .any(|a| a.asname.as_ref().map_or(a.name.as_str() == name, binds)),
-                Stmt::ImportFrom(i) => i
-                    .names
-                    .iter()
-                    .any(|a| a.asname.as_ref().map_or(a.name.as_str() == name, binds)),
-                Stmt::Global(g) => g.names.iter().any(binds),
-                Stmt::Nonlocal(n) => n.names.iter().any(binds),
-                _ => false,
-            };
-            self.depth += 1;
-            visitor::walk_stmt(self, stmt);
-            self.depth -= 1;
-        }
-
-        fn visit_expr(&mut self, expr: &'a Expr) {
-            if self.found || self.depth > MAX_VISIT_DEPTH {
-                return;
-            }
-            if let Expr::Name(name) = expr
-                && name.id.as_str() == self.name
-                && name.ctx != ExprContext::Load
-            {
-                self.found = true;
-            }
-            self.depth += 1;
-            visitor::walk_expr(self, expr);
-            self.depth -= 1;
-        }
-
-        fn visit_parameter(&mut self, parameter: &'a ast::Parameter) {
-            self.found |= parameter.name.as_str() == self.name;
-            visitor::walk_parameter(self, parameter);
-        }
-
-        fn visit_except_handler(&mut self, handler: &'a ast::ExceptHandler) {
-            let ast::ExceptHandler::ExceptHandler(h) = handler;
-            self.found |= h.name.as_ref().is_some_and(|n| n.as_str() == self.name);
-            visitor::walk_except_handler(self, handler);
-        }
-    }
-    let mut finder = Finder {
-        name,
-        found: false,
-        depth: 0,
-    };
-    finder.visit_body(module);
-    finder.found
 }

@@ -12,7 +12,7 @@ use monty_types::{DictPairs, MontyObject};
 use serde_json::{Map, Number, Value};
 
 /// The largest integer a JSON number carries exactly (docs/CONTRACTS.md, "Numbers").
-const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
+pub(super) const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
 
 /// Why a value cannot cross.
 #[derive(Debug, Clone, PartialEq, Eq)]

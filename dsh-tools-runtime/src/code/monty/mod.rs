@@ -11,7 +11,8 @@
 //! The program is checked against the size limit, then statically ([`check_program`]): every
 //! syntax error, every construct the interpreter does not support (class inheritance, `match`,
 //! `yield`, `del`, …), every import of a module it does not have and every `tools.x` naming no
-//! tool is reported at once, with line:column and a hint; nothing runs. `tools["name"]` is then
+//! tool is reported at once, with line:column and a hint; nothing runs. (A `run_code` run checks
+//! earlier, with the tools' schemas too: `check_run`.) `tools["name"]` is then
 //! turned into a call the interpreter can route (only the brackets change, so positions stay
 //! the model's), and one line is put in front binding `ToolCallError`.
 //!
@@ -23,10 +24,11 @@
 //! and dispatches nothing). Each call is a pending future: calls gathered with
 //! `asyncio.gather` run concurrently, at most [`MontyConfig::max_calls_in_flight`] at once.
 //! A result becomes Python values (`dict`, `list`, `int`, `float`, …); a failure raises
-//! `ToolCallError` with the failure as message. The interpreter cannot define exception
-//! classes: `ToolCallError` is the builtin `RuntimeError` under that name (so
-//! `except RuntimeError` catches it too), carries the message only (`str(e)`; no `toolName`
-//! attribute), and an uncaught one is reported as `ToolCallError: <message>`.
+//! `ToolCallError` with `<tool name>: <failure>` as message. The interpreter cannot define
+//! exception classes: `ToolCallError` is the builtin `NotADirectoryError` under that name, a
+//! class nothing else in the sandbox raises (so `except ToolCallError` catches tool failures
+//! only), it carries the message only (`str(e)`; no `toolName` attribute), and an uncaught one
+//! is reported as `ToolCallError: <tool name>: <failure>`.
 //! [`MontyConfig::max_tool_calls`] calls are accepted; later ones raise
 //! `tool call limit reached (<n> calls per run)` (outcome `call-limit` when uncaught).
 //!
@@ -58,6 +60,8 @@
 //! # });
 //! ```
 
+mod args;
+mod binds;
 mod check;
 mod config;
 mod convert;
@@ -87,6 +91,7 @@ pub use config::{
     DEFAULT_WORKERS, Isolation, MontyConfig, MontyConfigError, WorkerConfig,
 };
 pub use inproc::CANCELLED_MESSAGE;
+pub(crate) use program::check_run;
 pub use serve::{WorkerAllocator, serve_worker};
 
 /// Threads of in-process Monty runtimes alive in this process right now: running a program,

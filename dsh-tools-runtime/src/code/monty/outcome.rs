@@ -7,6 +7,7 @@ use std::time::Duration;
 use monty_types::{ExcType, MontyException, StackFrame};
 
 use super::program::PRELUDE_LINES;
+use super::session::TOOL_CALL_ERROR;
 use crate::code::runtime::{CodeErrorKind, CodeRunError};
 
 /// What classifying an exception needs to know about the run.
@@ -71,8 +72,9 @@ pub(crate) fn memory_message(limit: Option<usize>) -> String {
 }
 
 /// The traceback of `exc` as Python prints it, lines counted in and quoted from the model's
-/// program `source` (not the code the interpreter ran); a tool failure (a `RuntimeError` whose
-/// message is one of `tool_failures`) is named `ToolCallError`.
+/// program `source` (not the code the interpreter ran); a tool failure (the
+/// [class](super::session::TOOL_CALL_ERROR) `ToolCallError` is bound to, with a message that is
+/// one of `tool_failures`) is named `ToolCallError`.
 pub(crate) fn render(exc: MontyException, tool_failures: &[String], source: &str) -> String {
     let lines: Vec<&str> = source.lines().collect();
     let shift = |line: u32| line.saturating_sub(u32::from(PRELUDE_LINES)).max(1);
@@ -92,19 +94,28 @@ pub(crate) fn render(exc: MontyException, tool_failures: &[String], source: &str
         .collect();
     let exc_type = exc.exc_type();
     let message = exc.message().map(str::to_owned);
-    let tool_failure = exc_type == ExcType::RuntimeError
-        && message.as_ref().is_some_and(|m| tool_failures.contains(m));
-    let text = MontyException::with_traceback(exc_type, message, frames).to_string();
+    let tool_failure =
+        exc_type == TOOL_CALL_ERROR && message.as_ref().is_some_and(|m| tool_failures.contains(m));
+    let not_awaited = matches!(exc_type, ExcType::TypeError | ExcType::AttributeError)
+        && message.as_ref().is_some_and(|m| m.contains("'coroutine'"));
+    let mut text = MontyException::with_traceback(exc_type, message, frames).to_string();
+    if not_awaited {
+        text.push_str(NOT_AWAITED_HINT);
+    }
     if !tool_failure {
         return text;
     }
     let last = text.rfind('\n').map_or(0, |i| i + 1);
     // (The last line is the exception's own; only its type name changes.)
-    match text[last..].strip_prefix("RuntimeError") {
+    let class: &'static str = TOOL_CALL_ERROR.into();
+    match text[last..].strip_prefix(class) {
         Some(rest) => format!("{}ToolCallError{rest}", &text[..last]),
         None => text,
     }
 }
+
+/// What a `'coroutine' object …` error gets appended: the model forgot an `await`.
+const NOT_AWAITED_HINT: &str = " (hint: a tool call, or a call of an async function, is used without `await`: without it the value is a pending call, not its result; write `r = await tools.name({...})`)";
 
 /// Lines `start..=end` (1-based) of the program, as a traceback quotes them: one line as it is,
 /// several without their common indentation.

@@ -14,9 +14,11 @@
 use monty::MontyRun;
 use monty_types::CompileOptions;
 
-use super::check::analyse;
+use dsh_tools::ToolDefinition;
+
+use super::check::{Finding, analyse, analyse_calls};
 use super::outcome;
-use super::session::Namespace;
+use super::session::{Namespace, TOOL_CALL_ERROR};
 use crate::code::runtime::{CodeErrorKind, CodeRunError};
 
 /// The name tracebacks give the program.
@@ -25,10 +27,10 @@ pub(crate) const SCRIPT_NAME: &str = "program.py";
 /// Lines [`prelude`] adds in front of the program.
 pub(crate) const PRELUDE_LINES: u16 = 1;
 
-/// The line put in front of every program: `ToolCallError = RuntimeError` (one name per error
-/// class, chained). The interpreter cannot define exception classes, so a failed binding call
-/// raises the builtin `RuntimeError`, under the names the namespaces give it. The names are
-/// validated identifiers (the portable binding names).
+/// The line put in front of every program: `ToolCallError = NotADirectoryError` (one name per
+/// error class, chained). The interpreter cannot define exception classes, so a failed binding
+/// call raises the builtin [`TOOL_CALL_ERROR`], under the names the namespaces give it. The
+/// names are validated identifiers (the portable binding names).
 pub(crate) fn prelude(namespaces: &[Namespace]) -> String {
     let mut line = String::new();
     for class in namespaces.iter().filter_map(|n| n.error_class.as_deref()) {
@@ -38,7 +40,8 @@ pub(crate) fn prelude(namespaces: &[Namespace]) -> String {
     if line.is_empty() {
         "pass\n".to_owned()
     } else {
-        line + "RuntimeError\n"
+        let class: &'static str = TOOL_CALL_ERROR.into();
+        format!("{line}{class}\n")
     }
 }
 
@@ -63,14 +66,9 @@ pub(crate) fn prepare(
         .collect();
     let analysis = analyse(program, &listed);
     if !analysis.findings.is_empty() {
-        let mut message = String::from("the program cannot run:");
-        for finding in &analysis.findings {
-            message.push_str("\n  ");
-            message.push_str(&finding.to_string());
-        }
         return Err(CodeRunError {
             kind: CodeErrorKind::Exception,
-            message,
+            message: cannot_run(&analysis.findings),
         });
     }
     let mut source = prelude(namespaces);
@@ -89,4 +87,28 @@ pub(crate) fn prepare(
             message: outcome::render(exc, &[], program),
         }
     })
+}
+
+/// The message of a program with findings: `the program cannot run:` and one line each.
+fn cannot_run(findings: &[Finding]) -> String {
+    let mut message = String::from("the program cannot run:");
+    for finding in findings {
+        message.push_str("\n  ");
+        message.push_str(&finding.to_string());
+    }
+    message
+}
+
+/// The static check of a `run_code` program against the run's tools (`tools`, and tool
+/// search's `$search` / `$describe`), their calls' constant arguments included: the message of
+/// the run's failure (kind `exception`, as the runtime's own check), `None` when nothing is
+/// found. A program over the default source limit is left to the runtime.
+pub(crate) fn check_run(program: &str, tools: &[ToolDefinition]) -> Option<String> {
+    if program.len() > super::DEFAULT_MAX_SOURCE_BYTES {
+        return None;
+    }
+    let mut names: Vec<String> = tools.iter().map(|def| def.name().to_owned()).collect();
+    names.extend([crate::code::bridge::SEARCH, crate::code::bridge::DESCRIBE].map(str::to_owned));
+    let findings = analyse_calls(program, &[("tools", &names)], tools).findings;
+    (!findings.is_empty()).then(|| cannot_run(&findings))
 }

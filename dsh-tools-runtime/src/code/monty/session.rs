@@ -184,9 +184,17 @@ fn stop_exception() -> MontyException {
     )
 }
 
-fn tool_error(message: String, failures: &mut Vec<String>) -> ExtFunctionResult {
+/// The builtin class a failed tool call raises, bound to `ToolCallError` by the prelude: the
+/// interpreter cannot define exception classes, and neither it nor this host raises this one
+/// (the sandbox's OS calls are refused with `PermissionError`), so `except ToolCallError`
+/// catches tool failures only. An `OSError`, as a failed exchange with the outside is.
+pub(crate) const TOOL_CALL_ERROR: ExcType = ExcType::NotADirectoryError;
+
+/// A failed call of `function`: `ToolCallError` with `<function>: <message>`.
+fn tool_error(function: &str, message: &str, failures: &mut Vec<String>) -> ExtFunctionResult {
+    let message = format!("{function}: {message}");
     failures.push(message.clone());
-    ExtFunctionResult::Error(MontyException::new(ExcType::RuntimeError, Some(message)))
+    ExtFunctionResult::Error(MontyException::new(TOOL_CALL_ERROR, Some(message)))
 }
 
 /// The object a binding global names: a host class (`<class 'Tools'>` for `tools`).
@@ -230,6 +238,7 @@ pub(crate) fn run(
         partial: String::new(),
         failures: Vec::new(),
         awaited: Vec::new(),
+        started: Vec::new(),
         calls: 0,
     }
     .drive(runner)
@@ -262,6 +271,7 @@ pub(crate) fn resume(
         partial: state.partial,
         failures: state.failures,
         awaited: Vec::new(),
+        started: Vec::new(),
         calls: state.calls,
     };
     for call in state.awaited {
@@ -286,6 +296,7 @@ pub(crate) fn resume(
                 message,
             });
         }
+        driver.started.push((call.id, call.function.clone()));
         driver.awaited.push(call);
     }
     driver.drive_from(Ok(progress))
@@ -302,6 +313,8 @@ struct Driver<'d> {
     failures: Vec<String>,
     /// The started tool calls not yet delivered (kept when the host is pausable).
     awaited: Vec<Awaited>,
+    /// The started tool calls not yet delivered: id and function name (a failure names it).
+    started: Vec<(u32, String)>,
     /// Tool calls started so far (across resumptions).
     calls: usize,
 }
@@ -391,7 +404,7 @@ impl Driver<'_> {
                         let results: Vec<(u32, ExtFunctionResult)> = finished
                             .into_iter()
                             .filter(|(id, _)| pending.contains(id))
-                            .map(|(id, result)| (id, self.resolution(result)))
+                            .map(|(id, result)| (id, self.resolution(id, result)))
                             .collect();
                         if !results.is_empty() {
                             self.awaited
@@ -450,10 +463,15 @@ impl Driver<'_> {
                 {
                     ExtFunctionResult::Return(function(global, tool))
                 }
-                ([MontyObject::String(tool)], []) => ExtFunctionResult::Error(MontyException::new(
-                    ExcType::KeyError,
-                    Some(format!("{global} has no function named '{tool}'")),
-                )),
+                ([MontyObject::String(tool)], []) => {
+                    let functions = &self.namespaces[namespace].functions;
+                    let mut message = format!("{global} has no function named '{tool}'");
+                    let names = functions.iter().map(String::as_str);
+                    if let Some(near) = crate::code::precheck::closest(tool, names) {
+                        message.push_str(&format!("; did you mean {global}[\"{near}\"]?"));
+                    }
+                    ExtFunctionResult::Error(MontyException::new(ExcType::KeyError, Some(message)))
+                }
                 _ => ExtFunctionResult::Error(MontyException::new(
                     ExcType::TypeError,
                     Some(format!("{global}[...] takes one name (a str)")),
@@ -467,31 +485,33 @@ impl Driver<'_> {
             ([only], []) => convert::to_json(only, self.limits.max_value_depth),
             _ => Err(Lossy::Value(String::new())),
         };
+        let namespaces = self.namespaces;
+        let name = &namespaces[namespace].functions[function];
         // Tool search's helpers (`$search`, `$describe`) take a string too; tools take a dict.
-        let helper = self.namespaces[namespace].functions[function].starts_with('$');
+        let helper = name.starts_with('$');
+        let failures = &mut self.failures;
         let arguments = match arguments {
             Ok(arguments @ Value::Object(_)) => arguments,
             Ok(arguments) if helper => arguments,
-            Ok(_) => return Some(tool_error(ARGS_NOT_LOSSLESS.to_owned(), &mut self.failures)),
+            Ok(_) => return Some(tool_error(name, ARGS_NOT_LOSSLESS, failures)),
             Err(Lossy::Value(what)) if !what.is_empty() => {
                 let message = format!("tool arguments must be lossless JSON: {what}");
-                return Some(tool_error(message, &mut self.failures));
+                return Some(tool_error(name, &message, failures));
             }
             Err(Lossy::TooDeep) => {
                 let message = format!(
                     "tool arguments must be lossless JSON: nested deeper than {} levels",
                     self.limits.max_value_depth
                 );
-                return Some(tool_error(message, &mut self.failures));
+                return Some(tool_error(name, &message, failures));
             }
-            Err(Lossy::Value(_)) => {
-                return Some(tool_error(ARGS_NOT_LOSSLESS.to_owned(), &mut self.failures));
-            }
+            Err(Lossy::Value(_)) => return Some(tool_error(name, ARGS_NOT_LOSSLESS, failures)),
         };
         let kept = self.host.pausable().then(|| arguments.clone());
         match self.host.start(id, namespace, function, arguments) {
             Ok(()) => {
                 self.calls += 1;
+                self.started.push((id, name.clone()));
                 if let Some(args) = kept {
                     self.awaited.push(Awaited {
                         id,
@@ -503,17 +523,25 @@ impl Driver<'_> {
                 }
                 None
             }
-            Err(message) => Some(tool_error(message, &mut self.failures)),
+            // The call limit: the program's own doing, not the tool's failure (as in
+            // TypeScript, a plain error).
+            Err(message) => Some(ExtFunctionResult::Error(MontyException::new(
+                ExcType::RuntimeError,
+                Some(message),
+            ))),
         }
     }
 
-    fn resolution(&mut self, result: Result<Value, String>) -> ExtFunctionResult {
+    /// The answer to started call `id`: its value, or `ToolCallError` naming its function.
+    fn resolution(&mut self, id: u32, result: Result<Value, String>) -> ExtFunctionResult {
+        let position = self.started.iter().position(|(started, _)| *started == id);
+        let name = position.map_or_else(String::new, |i| self.started.swap_remove(i).1);
         match result {
             Ok(value) => match convert::from_json(&value, self.limits.max_value_depth) {
                 Ok(object) => ExtFunctionResult::Return(object),
-                Err(_) => tool_error(RESOLUTION_NOT_LOSSLESS.to_owned(), &mut self.failures),
+                Err(_) => tool_error(&name, RESOLUTION_NOT_LOSSLESS, &mut self.failures),
             },
-            Err(message) => tool_error(message, &mut self.failures),
+            Err(message) => tool_error(&name, &message, &mut self.failures),
         }
     }
 

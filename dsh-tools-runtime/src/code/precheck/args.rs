@@ -1,20 +1,14 @@
-//! The constant parts of a call's arguments against the tool's parameter schema.
-//!
-//! A fully constant argument (literals, object and array literals of literals) is validated
-//! whole, with the tool's own validator. A partly constant object literal is walked alongside
-//! the schema: a key the schema closes out, a required key missing from a literal without
-//! spreads or computed keys, and every constant property value are checked; anything computed
-//! is left to run time.
+//! A TypeScript call's argument as the static check's [`Arg`]: literals, object and array
+//! literals of literals are constant; an object literal keeps its literal keys (a spread or a
+//! computed key opens it); anything else is computed. The walk against the schema is
+//! [`super::literal`]'s, shared with Python.
 
-use dsh_tools::ToolDefinition;
 use dsh_tools::json::js_number;
-use dsh_tools::subset::validate_value;
 use serde_json::{Map, Number, Value};
 use swc_common::{Span, Spanned};
 use swc_ecma_ast::{Expr, Lit, ObjectLit, Prop, PropName, PropOrSpread};
 
-/// A violation and where it is.
-pub(super) type Violation = (Span, String);
+use super::literal::{Arg, Entry, Shape};
 
 /// The JSON value of a constant expression (`None`: computed, or not lossless JSON).
 pub(super) fn constant(expr: &Expr) -> Option<Value> {
@@ -92,144 +86,41 @@ fn key(name: &PropName) -> Option<String> {
     }
 }
 
-/// The violations of the constant parts of `argument` (the call's first argument).
-pub(super) fn check(def: &ToolDefinition, argument: &Expr, span: Span) -> Vec<Violation> {
-    if !def.validates_args() {
-        return Vec::new(); // raw tools (MCP) validate their own input
-    }
-    let mut out = Vec::new();
-    let root = def.parameters();
-    match unwrap(argument) {
-        Expr::Object(object) if plain_object(root).is_some() => {
-            walk_object(object, root, "", span, &mut out);
-        }
-        other => {
-            if let Some(value) = constant(other)
-                && let Err(error) = def.validate_args(&value)
-            {
-                out.extend(error.violations.into_iter().map(|v| (span, v)));
-            }
-        }
-    }
-    out
-}
-
-/// The path of `key` under `path` (`""` is the arguments object itself).
-fn child(path: &str, key: &str) -> String {
-    if path.is_empty() {
-        key.to_owned()
-    } else {
-        format!("{path}.{key}")
-    }
-}
-
-/// The keywords of an object schema the walk checks completely (the others annotate).
-const PLAIN: &[&str] = &[
-    "type",
-    "properties",
-    "required",
-    "additionalProperties",
-    "description",
-    "title",
-    "default",
-    "examples",
-    "$comment",
-    "$schema",
-    "$defs",
-    "definitions",
-];
-
-/// `schema` as an object schema the walk checks completely (`None`: leave it to validation).
-fn plain_object(schema: &Value) -> Option<&Map<String, Value>> {
-    let object = schema.as_object()?;
-    let plain = object
-        .keys()
-        .all(|keyword| PLAIN.contains(&keyword.as_str()));
-    (plain && object.get("type").is_some_and(|t| t == "object")).then_some(object)
-}
-
-fn walk_object(
-    object: &ObjectLit,
-    schema: &Value,
-    path: &str,
-    span: Span,
-    out: &mut Vec<Violation>,
-) {
-    let Some(schema) = plain_object(schema) else {
-        return;
+/// The argument `expr` as the shared walk sees it.
+pub(super) fn arg(expr: &Expr) -> Arg<Span> {
+    let at = expr.span();
+    let shape = match unwrap(expr) {
+        Expr::Object(object) => object_shape(object),
+        other => constant(other).map_or(Shape::Computed, Shape::Constant),
     };
-    let empty = Map::new();
-    let properties = schema
-        .get("properties")
-        .and_then(Value::as_object)
-        .unwrap_or(&empty);
-    let additional = schema.get("additionalProperties");
-    let closed = additional == Some(&Value::Bool(false));
-    let mut seen = Vec::new();
+    Arg { at, shape }
+}
+
+fn object_shape(object: &ObjectLit) -> Shape<Span> {
+    let mut entries = Vec::new();
     let mut open = false;
     for prop in &object.props {
         let PropOrSpread::Prop(prop) = prop else {
             open = true;
             continue;
         };
-        let (name, value, key_at) = match &**prop {
+        match &**prop {
             Prop::KeyValue(kv) => match key(&kv.key) {
-                Some(name) => (name, Some(&*kv.value), kv.key.span()),
-                None => {
-                    open = true;
-                    continue;
-                }
+                Some(name) => entries.push(Entry {
+                    key: name,
+                    key_at: kv.key.span(),
+                    value: Some(arg(&kv.value)),
+                }),
+                None => open = true,
             },
-            Prop::Shorthand(ident) => (ident.sym.to_string(), None, ident.span),
-            _ => continue,
-        };
-        let path = child(path, &name);
-        match properties.get(&name) {
-            Some(property) => {
-                if let Some(value) = value {
-                    walk_value(value, property, &path, value.span(), out);
-                }
-            }
-            None if closed => {
-                let mut message =
-                    format!("\"{path}\" is not a declared property (additionalProperties: false)");
-                if let Some(near) = super::closest(&name, properties.keys().map(String::as_str)) {
-                    message.push_str(&format!("; did you mean \"{near}\"?"));
-                }
-                out.push((key_at, message));
-            }
-            None => {
-                if let (Some(schema @ Value::Object(_)), Some(value)) = (additional, value) {
-                    walk_value(value, schema, &path, value.span(), out);
-                }
-            }
-        }
-        seen.push(name);
-    }
-    if open {
-        return;
-    }
-    let required = schema.get("required").and_then(Value::as_array);
-    for name in required.into_iter().flatten().filter_map(Value::as_str) {
-        if !seen.iter().any(|seen| seen == name) {
-            out.push((
-                span,
-                format!("missing required property \"{}\"", child(path, name)),
-            ));
+            Prop::Shorthand(ident) => entries.push(Entry {
+                key: ident.sym.to_string(),
+                key_at: ident.span,
+                value: None,
+            }),
+            // A getter or a method: a key whose value only running tells.
+            _ => open = true,
         }
     }
-}
-
-fn walk_value(value: &Expr, schema: &Value, path: &str, span: Span, out: &mut Vec<Violation>) {
-    match unwrap(value) {
-        Expr::Object(object) if plain_object(schema).is_some() => {
-            walk_object(object, schema, path, span, out);
-        }
-        other => {
-            if let Some(constant) = constant(other) {
-                let violations = validate_value(schema, &constant, path);
-                out.extend(violations.into_iter().map(|message| (span, message)));
-            }
-        }
-    }
+    Shape::Object { entries, open }
 }

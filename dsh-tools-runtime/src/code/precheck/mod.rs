@@ -9,6 +9,7 @@
 //! exceeds the source limits is left to the runtime, which reports those itself.
 
 mod args;
+pub(crate) mod literal;
 
 use std::fmt;
 
@@ -93,12 +94,20 @@ fn walk(program: &str, tools: &[ToolDefinition]) -> Vec<Finding> {
 }
 
 /// The closest of `candidates` to `name`, when it is close enough to be a likely typo.
-fn closest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+pub(crate) fn closest<'a>(
+    name: &str,
+    candidates: impl Iterator<Item = &'a str>,
+) -> Option<&'a str> {
     candidates
         .map(|candidate| (strsim::jaro_winkler(name, candidate), candidate))
         .filter(|(score, _)| *score >= 0.8)
         .max_by(|a, b| a.0.total_cmp(&b.0))
         .map(|(_, candidate)| candidate)
+}
+
+/// The finding of a call of a tool only the model may call, written `shown` (`tools.name`).
+pub(crate) fn native_only(shown: &str) -> String {
+    format!("{shown} is callable by the model directly, not from code (callers = \"native\")")
 }
 
 /// Finds whether the program binds `tools` itself (a variable, parameter, function or class
@@ -184,19 +193,14 @@ impl Visit for Calls<'_> {
             return;
         };
         if !def.callers().code() {
-            self.found.push((
-                member.span,
-                format!(
-                    "{NAMESPACE}.{name} is callable by the model directly, not from code (callers = \"native\")"
-                ),
-            ));
+            self.found
+                .push((member.span, native_only(&format!("{NAMESPACE}.{name}"))));
             return;
         }
         let Some(argument) = call.args.first().filter(|arg| arg.spread.is_none()) else {
             return;
         };
-        let span = swc_common::Spanned::span(&*argument.expr);
-        for (at, violation) in args::check(def, &argument.expr, span) {
+        for (at, violation) in literal::check(def, &args::arg(&argument.expr)) {
             self.found
                 .push((at, format!("{NAMESPACE}.{name}: {violation}")));
         }

@@ -35,7 +35,7 @@
 mod assemble;
 mod ast;
 mod cache;
-mod doc;
+pub(crate) mod doc;
 mod fixed;
 mod fragment;
 mod instructions;

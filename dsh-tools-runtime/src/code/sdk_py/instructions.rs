@@ -26,8 +26,9 @@ returns the tool's typed result (its canonical JSON value as dicts, lists, `str`
 lossless JSON: dicts with string keys, lists (tuples pass as lists), strings, finite numbers, \
 booleans and `None` — no sets, bytes, `nan` or objects.
 
-A failed call raises `ToolCallError`: `str(e)` says what went wrong. Catch it with \
-`try`/`except ToolCallError` to carry on with the rest of the program.
+A failed call raises `ToolCallError`: `str(e)` is `<tool name>: <what went wrong>`. Catch it \
+with `try`/`except ToolCallError` (it catches tool failures only) to carry on with the rest of \
+the program.
 
 Independent read-only calls MAY overlap under `asyncio.gather`: calls that are safe to run \
 concurrently run together, while mutating calls run alone, in submission order.

@@ -363,18 +363,10 @@ impl<'a> Walk<'a, '_, '_> {
         )))
     }
 
-    /// A property's description: its own, else its `$ref` target's.
+    /// A property's doc: the TypeScript SDK's member doc (its description, else its `$ref`
+    /// target's; its branches' descriptions; its bounds and formats as `@minimum 1` tags).
     fn description(&self, schema: &Value) -> Option<String> {
-        let own = schema.get("description").and_then(Value::as_str);
-        let borrowed = || {
-            let reference = schema.get("$ref")?.as_str()?;
-            resolve_target(self.root, reference)?
-                .get("description")?
-                .as_str()
-        };
-        own.or_else(borrowed)
-            .map(super::text::one_line)
-            .filter(|d| !d.is_empty())
+        crate::code::sdk::doc::member_doc(schema, self.root)
     }
 }
 

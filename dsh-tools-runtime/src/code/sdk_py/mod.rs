@@ -2,7 +2,7 @@
 //! its `run_code` programs against when the code runtime's language is `python`.
 //!
 //! - [`render_tools_sdk_py`]: the `tools:sdk` prompt section — [`INSTRUCTIONS_PY`] and one
-//!   Python module: `from typing import …` (only the names used), `class ToolCallError(Exception)`,
+//!   Python module: `from typing import …` (only the names used), `ToolCallError` (a builtin class),
 //!   a `TypedDict` class per object type (nested classes first, deterministic CamelCase names,
 //!   `NotRequired[...]` for optional keys, the functional form when a key is not an identifier),
 //!   `class Tools(Protocol)` with one `async def name(self, args: X) -> Y` per tool and its

@@ -13,8 +13,9 @@ use super::text::{comment, docstring, write_string};
 use crate::code::fence::push_fenced;
 use crate::code::sdk::SdkTool;
 
-/// The `ToolCallError` class of the SDK.
-const TOOL_CALL_ERROR: &str = "class ToolCallError(Exception):\n    \"\"\"A failed tool call: `str(e)` says what went wrong.\"\"\"\n";
+/// `ToolCallError` in the SDK, as the Monty runtime binds it (`code/monty/program.rs`): the
+/// builtin class it raises for tool failures only, under that name.
+const TOOL_CALL_ERROR: &str = "# A failed tool call raises ToolCallError; str(e) is \"<tool name>: <what went wrong>\".\n# The interpreter cannot define exception classes: ToolCallError is the builtin\n# NotADirectoryError under another name, raised for tool failures only.\nToolCallError = NotADirectoryError\n";
 
 /// The Python SDK section: [`INSTRUCTIONS_PY`], then a fenced `python` block holding
 /// [`sdk_declarations_py`].
@@ -259,7 +260,7 @@ mod tests {
                 assert!(sdk.contains(line), "{name}: the SDK declares {line:?}");
             }
             assert!(signature.contains("class Tools(Protocol):"), "{signature}");
-            for frame in ["from typing import", "class ToolCallError", "tools: Tools"] {
+            for frame in ["from typing import", "ToolCallError =", "tools: Tools"] {
                 assert!(
                     !signature.contains(frame),
                     "{name}: {frame:?} in {signature}"
