@@ -89,6 +89,9 @@ pub(crate) struct ToolOptions {
     pub(crate) max_result_tokens: Option<syn::LitInt>,
     /// `fn(&Args) -> String`: how to get the rest of a cut result.
     pub(crate) result_hint: Option<syn::Path>,
+    /// Accept (and ignore) argument keys that are not parameters, as the reference's open
+    /// parameter map does; by default they are refused before the body runs.
+    pub(crate) allow_unknown_args: darling::util::Flag,
     /// The path of the `dsh_tools` crate (default `::dsh_tools`).
     #[darling(rename = "crate")]
     pub(crate) krate: Option<syn::Path>,
@@ -114,6 +117,7 @@ const TOOL_OPTIONS: &[&str] = &[
     "pinned",
     "max_result_tokens",
     "result_hint",
+    "allow_unknown_args",
     "crate",
 ];
 

@@ -8,7 +8,7 @@
 
 use dsh_tools::ToolDefinition;
 use dsh_tools::json::js_number;
-use dsh_tools::subset::validate_value;
+use dsh_tools::subset::{unknown_key_violation, validate_value};
 use serde_json::{Map, Number, Value};
 use swc_common::{Span, Spanned};
 use swc_ecma_ast::{Expr, Lit, ObjectLit, Prop, PropName, PropOrSpread};
@@ -101,7 +101,7 @@ pub(super) fn check(def: &ToolDefinition, argument: &Expr, span: Span) -> Vec<Vi
     let root = def.parameters();
     match unwrap(argument) {
         Expr::Object(object) if plain_object(root).is_some() => {
-            walk_object(object, root, "", span, &mut out);
+            walk_object(object, root, "", Some(def.name()), span, &mut out);
         }
         other => {
             if let Some(value) = constant(other)
@@ -148,10 +148,12 @@ fn plain_object(schema: &Value) -> Option<&Map<String, Value>> {
     (plain && object.get("type").is_some_and(|t| t == "object")).then_some(object)
 }
 
+/// `tool` names the tool when `object` is the arguments object itself.
 fn walk_object(
     object: &ObjectLit,
     schema: &Value,
     path: &str,
+    tool: Option<&str>,
     span: Span,
     out: &mut Vec<Violation>,
 ) {
@@ -183,6 +185,7 @@ fn walk_object(
             Prop::Shorthand(ident) => (ident.sym.to_string(), None, ident.span),
             _ => continue,
         };
+        let object_path = path;
         let path = child(path, &name);
         match properties.get(&name) {
             Some(property) => {
@@ -191,11 +194,8 @@ fn walk_object(
                 }
             }
             None if closed => {
-                let mut message =
-                    format!("\"{path}\" is not a declared property (additionalProperties: false)");
-                if let Some(near) = super::closest(&name, properties.keys().map(String::as_str)) {
-                    message.push_str(&format!("; did you mean \"{near}\"?"));
-                }
+                let declared: Vec<&str> = properties.keys().map(String::as_str).collect();
+                let message = unknown_key_violation(tool, object_path, &name, &declared);
                 out.push((key_at, message));
             }
             None => {
@@ -223,7 +223,7 @@ fn walk_object(
 fn walk_value(value: &Expr, schema: &Value, path: &str, span: Span, out: &mut Vec<Violation>) {
     match unwrap(value) {
         Expr::Object(object) if plain_object(schema).is_some() => {
-            walk_object(object, schema, path, span, out);
+            walk_object(object, schema, path, None, span, out);
         }
         other => {
             if let Some(constant) = constant(other) {

@@ -92,15 +92,6 @@ fn walk(program: &str, tools: &[ToolDefinition]) -> Vec<Finding> {
         .collect()
 }
 
-/// The closest of `candidates` to `name`, when it is close enough to be a likely typo.
-fn closest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
-    candidates
-        .map(|candidate| (strsim::jaro_winkler(name, candidate), candidate))
-        .filter(|(score, _)| *score >= 0.8)
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, candidate)| candidate)
-}
-
 /// Finds whether the program binds `tools` itself (a variable, parameter, function or class
 /// name, or an assignment): its calls are then not the namespace's.
 struct Bound(bool);
@@ -176,10 +167,8 @@ impl Visit for Calls<'_> {
         }
         let Some(def) = self.tools.iter().find(|def| def.name() == name) else {
             let mut message = format!("{NAMESPACE}.{name} is not a tool of this run");
-            let names = self.tools.iter().map(ToolDefinition::name);
-            if let Some(near) = closest(&name, names) {
-                message.push_str(&format!("; did you mean {NAMESPACE}.{near}?"));
-            }
+            let meant = super::suggest::meant(&name, self.tools);
+            message.push_str(&super::suggest::hint(&meant, "tools."));
             self.found.push((member.span, message));
             return;
         };
