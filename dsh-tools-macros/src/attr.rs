@@ -91,6 +91,9 @@ pub(crate) struct ToolOptions {
     pub(crate) result_hint: Option<syn::Path>,
     /// Every call asks for approval first (`ToolBuilder::requires_approval`).
     pub(crate) requires_approval: darling::util::Flag,
+    /// Accept (and ignore) argument keys that are not parameters, as the reference's open
+    /// parameter map does; by default they are refused before the body runs.
+    pub(crate) allow_unknown_args: darling::util::Flag,
     /// The path of the `dsh_tools` crate (default `::dsh_tools`).
     #[darling(rename = "crate")]
     pub(crate) krate: Option<syn::Path>,
@@ -117,6 +120,7 @@ const TOOL_OPTIONS: &[&str] = &[
     "max_result_tokens",
     "result_hint",
     "requires_approval",
+    "allow_unknown_args",
     "crate",
 ];
 

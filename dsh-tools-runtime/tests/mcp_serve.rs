@@ -25,6 +25,15 @@ type Client = RunningService<RoleClient, ()>;
 /// The served tools: `add` (integer output), `weather` (object output), `remove` (destructive,
 /// asks for approval), `raw` (a raw schema carrying `$schema` and `title`) and `slow` (reports
 /// its start and its cancellation).
+/// Say it louder.
+#[dsh_tools::tool]
+async fn shout(
+    /// What to say.
+    text: String,
+) -> String {
+    text.to_uppercase()
+}
+
 fn registry(events: mpsc::UnboundedSender<&'static str>) -> ToolRegistry {
     let registry = ToolRegistry::new();
     let tools = [
@@ -61,6 +70,10 @@ fn registry(events: mpsc::UnboundedSender<&'static str>) -> ToolRegistry {
     for tool in tools {
         registry.register(tool.build().unwrap()).unwrap().keep();
     }
+    registry
+        .register(shout::definition().unwrap())
+        .unwrap()
+        .keep();
     registry
 }
 
@@ -130,7 +143,7 @@ async fn tools_list_speaks_the_mcp_dialect_with_output_schemas_and_annotations()
     let client = pipe_client(McpServer::new(&registry(events))).await;
     let tools = client.peer().list_all_tools().await.unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
-    assert_eq!(names, ["add", "weather", "remove", "raw", "slow"]);
+    assert_eq!(names, ["add", "weather", "remove", "raw", "slow", "shout"]);
 
     let add = find(&tools, "add");
     assert_eq!(add.description.as_deref(), Some("Add two integers."));
@@ -215,6 +228,23 @@ async fn tools_call_runs_the_pipeline_and_every_failure_is_an_is_error_result() 
         "Error: invalid arguments: missing required property \"b\"; \"a\" must be an integer"
     );
 
+    // A `#[tool]` refuses a key that is not a parameter before its body runs; a raw
+    // (imported-style) schema stays open.
+    let unknown_key = peer
+        .call_tool(params("shout", json!({"text": "hi", "txt": "hi"})))
+        .await
+        .unwrap();
+    assert_eq!(unknown_key.is_error, Some(true));
+    assert_eq!(
+        text(&unknown_key),
+        "Error: invalid arguments: \"txt\" is not a parameter of shout; did you mean \"text\"?"
+    );
+    let open = peer
+        .call_tool(params("raw", json!({"x": 1, "y": 2})))
+        .await
+        .unwrap();
+    assert_eq!((text(&open), open.is_error), ("ok".to_owned(), Some(false)));
+
     // A name the server does not have is the spec's protocol error, not a tool result.
     let unknown = peer.call_tool(params("nope", json!({}))).await.unwrap_err();
     let ServiceError::McpError(unknown) = unknown else {
@@ -236,7 +266,7 @@ async fn tools_call_runs_the_pipeline_and_every_failure_is_an_is_error_result() 
     );
 
     let ids = ids.lock().unwrap_or_else(PoisonError::into_inner).clone();
-    assert_eq!(ids, ["mcp-1", "mcp-2", "mcp-3", "mcp-4"]);
+    assert_eq!(ids, ["mcp-1", "mcp-2", "mcp-3", "mcp-4", "mcp-5", "mcp-6"]);
 }
 
 #[tokio::test]
@@ -301,7 +331,7 @@ async fn http_serving_answers_rmcp_and_our_own_import() {
     let client: Client = dsh_tools_runtime::mcp::rmcp::serve_client((), transport)
         .await
         .unwrap();
-    assert_eq!(client.peer().list_all_tools().await.unwrap().len(), 5);
+    assert_eq!(client.peer().list_all_tools().await.unwrap().len(), 6);
     let sum = client
         .peer()
         .call_tool(params("add", json!({"a": 20, "b": 22})))
@@ -315,7 +345,7 @@ async fn http_serving_answers_rmcp_and_our_own_import() {
         .connect_http("self", &server.url())
         .await
         .unwrap();
-    assert_eq!(imported.tools().len(), 5);
+    assert_eq!(imported.tools().len(), 6);
     let weather = host
         .execute(ToolExecutionInput::new(
             "c1",
@@ -380,7 +410,7 @@ async fn the_inspector_cli_lists_and_calls_over_http() {
         .iter()
         .map(|t| t["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["add", "weather", "remove", "raw", "slow"]);
+    assert_eq!(names, ["add", "weather", "remove", "raw", "slow", "shout"]);
     assert_eq!(
         listed["tools"][1]["outputSchema"]["required"],
         json!(["temperature"])

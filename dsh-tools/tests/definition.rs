@@ -245,3 +245,38 @@ fn run_context_collects_deferred_contexts_and_turn_conclusion() {
     assert_eq!(ctx.root_call_id(), "c9");
     assert!(ctx.state::<String>().is_none());
 }
+
+#[test]
+fn width_bounds_are_validated_but_not_shown() {
+    use dsh_tools::schema::{Property, SchemaSpec, ToolSchema};
+    const ARGS: SchemaSpec = SchemaSpec::closed_object(&[
+        Property::new("lines", &<u32>::SCHEMA),
+        Property::new("delta", &<i8>::SCHEMA),
+    ]);
+    let def = ToolDefinition::builder("tail")
+        .description("The last lines.")
+        .parameters_spec(&ARGS)
+        .execute(|_, _| async { Ok(Value::Null) })
+        .build()
+        .unwrap();
+    assert_eq!(
+        def.parameters(),
+        &json!({"type": "object", "additionalProperties": false, "properties": {
+            "lines": {"type": "integer", "minimum": 0},
+            "delta": {"type": "integer"}
+        }, "required": ["lines", "delta"]})
+    );
+    assert_eq!(
+        def.validate_args(&json!({"lines": 4294967296u64, "delta": -129}))
+            .unwrap_err()
+            .violations,
+        [
+            "\"lines\" must be at most 4294967295",
+            "\"delta\" must be at least -128"
+        ]
+    );
+    assert!(
+        def.validate_args(&json!({"lines": 4294967295u64, "delta": 127}))
+            .is_ok()
+    );
+}

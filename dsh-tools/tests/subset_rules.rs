@@ -557,8 +557,8 @@ fn rule3_objects() {
             "missing required property \"b\"",
             "missing required property \"b\"",
             "\"a\" must be a string",
-            "\"z\" is not a declared property (additionalProperties: false)",
-            "\"y\" is not a declared property (additionalProperties: false)",
+            "\"z\" is not a parameter; its parameters are \"a\", \"b\"",
+            "\"y\" is not a parameter; its parameters are \"a\", \"b\"",
         ]
     );
     // Children follow the properties' key order, not the value's.
@@ -574,7 +574,7 @@ fn rule3_objects() {
     assert!(args(&closed_empty, &json!({})).is_empty());
     assert_eq!(
         args(&closed_empty, &json!({"toString": 1})),
-        vec!["\"toString\" is not a declared property (additionalProperties: false)"]
+        vec!["\"toString\" is not a parameter, which takes none"]
     );
     let proto = json!({"type": "object", "properties": {"__proto__": {"type": "number"}, "constructor": {}}, "required": ["__proto__"]});
     assert!(args(&proto, &json!({"__proto__": 1})).is_empty());
@@ -942,13 +942,13 @@ fn validate_args_reports_every_violation() {
             "missing required property \"path\"",
             "\"s\" must be a string",
             "\"tags[1]\" must be a string",
-            "\"closed.y\" is not a declared property (additionalProperties: false)",
+            "\"closed.y\" is not a property of \"closed\"; its properties are \"x\"",
         ]
     );
     assert_eq!(
         err.to_string(),
         "invalid arguments: missing required property \"path\"; \"s\" must be a string; \"tags[1]\" must be a string; \
-         \"closed.y\" is not a declared property (additionalProperties: false)"
+         \"closed.y\" is not a property of \"closed\"; its properties are \"x\""
     );
     assert_eq!(err.name(), "ToolArgsError");
     assert_eq!(err.code().as_str(), "INVALID_ARGS");

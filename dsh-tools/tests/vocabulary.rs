@@ -89,7 +89,7 @@ fn every_bad_value_is_reported_at_its_path() {
             "\"id\" must be a UUID (like \"67e55044-10b1-426f-9247-bb680e5fe0c8\")",
             "\"range\" must have at most 2 items",
             "\"outline.children[0].title\" must be a string",
-            "\"outline.children[0].x\" is not a declared property (additionalProperties: false)",
+            "\"outline.children[0].x\" is not a property of \"outline.children[0]\"; its properties are \"title\", \"children\"",
         ]
     );
 }

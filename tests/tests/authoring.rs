@@ -130,8 +130,8 @@ fn the_schema_states_every_constraint() {
     assert_eq!(
         p["properties"]["numbers"]["oneOf"][0],
         json!({"type": "array", "prefixItems": [
-            {"type": "integer", "minimum": 0, "maximum": 9007199254740991u64},
-            {"type": "integer", "minimum": 0, "maximum": 9007199254740991u64}
+            {"type": "integer", "minimum": 0},
+            {"type": "integer", "minimum": 0}
         ], "items": false, "minItems": 2})
     );
     assert_eq!(p["properties"]["pages"]["minimum"], json!(1));

@@ -189,12 +189,11 @@ fn schema_comes_from_the_signature_and_docs() {
     assert_eq!(tool.name(), "read_file");
     assert_eq!(read_file::NAME, "read_file");
     assert_eq!(tool.description(), "Read a UTF-8 file.");
-    // The integer bounds of `u64` belong to the schema module; the shape around them is ours.
-    let u64_schema = <u64 as dsh_tools::schema::ToolSchema>::SCHEMA
-        .to_parameter_value_schema()
-        .unwrap();
+    // The model is not shown the width of `u64` (its ±(2^53 − 1)); validation still checks it.
+    let u64_schema = json!({"type": "integer", "minimum": 0});
     let expected = json!({
         "type": "object",
+        "additionalProperties": false,
         "properties": {
             "path": {"type": "string", "description": "Absolute file path."},
             "offset": {"oneOf": [u64_schema, {"type": "null"}], "description": "First line (1-based)."}
@@ -224,7 +223,7 @@ fn schema_comes_from_the_signature_and_docs() {
 fn the_args_struct_is_the_schema_root() {
     assert_eq!(
         <read_file::Args as dsh_tools::schema::ToolSchema>::SCHEMA
-            .to_parameters_schema()
+            .to_shown_parameters_schema()
             .unwrap(),
         *read_file::definition().unwrap().parameters()
     );
@@ -240,8 +239,8 @@ fn the_args_struct_is_the_schema_root() {
     assert_eq!(
         add::definition().unwrap().parameters().to_string(),
         concat!(
-            r#"{"type":"object","properties":{"a":{"type":"integer","minimum":0,"maximum":4294967295},"#,
-            r#""b":{"type":"integer","minimum":0,"maximum":4294967295}},"required":["a","b"]}"#
+            r#"{"type":"object","additionalProperties":false,"properties":{"a":{"type":"integer","minimum":0},"#,
+            r#""b":{"type":"integer","minimum":0}},"required":["a","b"]}"#
         )
     );
 }
@@ -373,7 +372,7 @@ async fn unit_tools_return_null() {
     assert_eq!(tool.output_schema(), &json!({"type": "null"}));
     assert_eq!(
         tool.parameters(),
-        &json!({"type": "object", "properties": {}})
+        &json!({"type": "object", "additionalProperties": false, "properties": {}})
     );
     assert_eq!(run(&tool, json!({})).await.unwrap(), Value::Null);
 }
@@ -404,6 +403,7 @@ async fn raw_identifiers_and_borrowed_contexts() {
         tool.parameters(),
         &json!({
             "type": "object",
+            "additionalProperties": false,
             "properties": {"type": {"type": "string", "description": "The kind of answer."}},
             "required": ["type"]
         })
@@ -428,10 +428,12 @@ fn every_tool_is_collected_sorted_by_name() {
             "finish",
             "grep.search",
             "on_call",
+            "open_run",
             "ping",
             "read_file",
             "show",
             "show_commit",
+            "strict_run",
             "try_show"
         ]
     );
@@ -640,4 +642,64 @@ fn deferred_and_pinned_reach_the_definition_and_the_trait() {
     assert_eq!(options.loading, Loading::Deferred);
     let by_trait = dsh_tools::tool::Tool::into_definition(on_call::Tool).unwrap();
     assert_eq!(by_trait.loading(), Loading::Pinned);
+}
+
+static STRICT_RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+static OPEN_RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Run a command.
+#[tool]
+async fn strict_run(
+    /// The command line.
+    command: String,
+    /// How long to wait.
+    timeout_ms: Option<u32>,
+) -> String {
+    STRICT_RUNS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    command
+}
+
+/// Run a command; unknown keys are accepted and ignored.
+#[tool(allow_unknown_args)]
+async fn open_run(
+    /// The command line.
+    command: String,
+) -> String {
+    OPEN_RUNS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    command
+}
+
+#[tokio::test]
+async fn unknown_argument_keys_are_refused_unless_the_tool_allows_them() {
+    use std::sync::atomic::Ordering::SeqCst;
+    let strict = strict_run::definition().unwrap();
+    assert_eq!(strict.parameters()["additionalProperties"], json!(false));
+    let error = run(
+        &strict,
+        json!({"command": "ls", "cwd": "src", "timeoutMs": 5}),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "invalid arguments: \"cwd\" is not a parameter of strict_run; its parameters are \
+         \"command\", \"timeout_ms\"; \"timeoutMs\" is not a parameter of strict_run; did you \
+         mean \"timeout_ms\"?"
+    );
+    assert_eq!(STRICT_RUNS.load(SeqCst), 0, "the body did not run");
+    assert_eq!(
+        run(&strict, json!({"command": "ls"})).await.unwrap(),
+        json!("ls")
+    );
+    assert_eq!(STRICT_RUNS.load(SeqCst), 1);
+
+    let open = open_run::definition().unwrap();
+    assert_eq!(open.parameters().get("additionalProperties"), None);
+    assert_eq!(
+        run(&open, json!({"command": "ls", "cwd": "src"}))
+            .await
+            .unwrap(),
+        json!("ls")
+    );
+    assert_eq!(OPEN_RUNS.load(SeqCst), 1);
 }

@@ -97,8 +97,8 @@ fn methods_become_definitions_in_declaration_order() {
     assert_eq!(
         grep.parameters().to_string(),
         concat!(
-            r#"{"type":"object","properties":{"pattern":{"type":"string","description":"The regular expression."},"#,
-            r#""limit":{"oneOf":[{"type":"integer","minimum":0,"maximum":4294967295},{"type":"null"}],"description":"At most this many matches."}},"#,
+            r#"{"type":"object","additionalProperties":false,"properties":{"pattern":{"type":"string","description":"The regular expression."},"#,
+            r#""limit":{"oneOf":[{"type":"integer","minimum":0},{"type":"null"}],"description":"At most this many matches."}},"#,
             r#""required":["pattern"]}"#
         )
     );
@@ -215,7 +215,7 @@ async fn a_set_of_one_tool_without_parameters() {
     assert_eq!(tools.len(), 1);
     assert_eq!(
         tools[0].parameters(),
-        &json!({"type": "object", "properties": {}})
+        &json!({"type": "object", "additionalProperties": false, "properties": {}})
     );
     let value = run_in(&tools[0], json!({}), ToolRunContext::detached("c"))
         .await

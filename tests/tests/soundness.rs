@@ -175,7 +175,11 @@ fn definition<T: ToolSchema + 'static>() -> ToolDefinition {
 /// cases validated.
 fn check<T: ToolSchema + DeserializeOwned + std::fmt::Debug + 'static>(name: &str, label: &str) {
     let tool = definition::<T>();
-    let schema = &tool.parameters()["properties"]["v"];
+    // The schema validation uses (the one shown leaves out the integer types' widths).
+    let full = <Wrap<T> as ToolSchema>::SCHEMA
+        .to_parameters_schema()
+        .unwrap();
+    let schema = &full["properties"]["v"];
     let keys = property_names(schema);
     let values = prop::option::weighted(0.95, arguments(schema, &keys));
     let accepted = Cell::new(0_u32);

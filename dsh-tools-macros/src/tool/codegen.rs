@@ -77,6 +77,11 @@ pub(crate) fn args_struct(
         }
     });
     let struct_name = ident.to_string();
+    let object = if sig.options.allow_unknown_args.is_present() {
+        quote!(object)
+    } else {
+        quote!(closed_object)
+    };
     quote! {
         #cfgs
         #[doc = #doc]
@@ -94,7 +99,7 @@ pub(crate) fn args_struct(
             #(for<'__g> #schema_types: #krate::schema::ToolSchema,)*
         {
             const SCHEMA: #krate::schema::SchemaSpec =
-                #krate::schema::SchemaSpec::object(&[#(#properties),*]);
+                #krate::schema::SchemaSpec::#object(&[#(#properties),*]);
         }
 
         #cfgs

@@ -32,6 +32,7 @@ mod runtime;
 pub mod sdk;
 pub mod sdk_py;
 pub mod strip;
+mod suggest;
 mod transport;
 
 use std::any::Any;

@@ -145,6 +145,7 @@ fn search_notes_in_every_dialect() {
         Dialect::Mcp,
         json!({
             "type": "object",
+            "additionalProperties": false,
             "properties": {
                 "query": {"type": "string", "description": "Words to look for."},
                 "tags": {
@@ -153,7 +154,7 @@ fn search_notes_in_every_dialect() {
                 },
                 "order": {"type": "string", "description": "Sort order.", "enum": ["newest", "oldest"]},
                 "limit": {
-                    "oneOf": [{"type": "integer", "minimum": 0, "maximum": 255}, {"type": "null"}],
+                    "oneOf": [{"type": "integer", "minimum": 0}, {"type": "null"}],
                     "description": "At most this many results."
                 }
             },
@@ -175,7 +176,7 @@ fn search_notes_in_every_dialect() {
                 },
                 "order": {"type": "string", "description": "Sort order.", "enum": ["newest", "oldest"]},
                 "limit": {
-                    "anyOf": [{"type": "integer", "minimum": 0, "maximum": 255}, {"type": "null"}],
+                    "anyOf": [{"type": "integer", "minimum": 0}, {"type": "null"}],
                     "description": "At most this many results."
                 }
             },
@@ -203,7 +204,6 @@ fn search_notes_in_every_dialect() {
                     "type": "integer",
                     "nullable": true,
                     "minimum": 0,
-                    "maximum": 255,
                     "description": "At most this many results."
                 }
             },
@@ -217,6 +217,7 @@ fn search_notes_in_every_dialect() {
         Dialect::Anthropic,
         json!({
             "type": "object",
+            "additionalProperties": false,
             "properties": {
                 "query": {"type": "string", "description": "Words to look for."},
                 "tags": {
@@ -225,7 +226,7 @@ fn search_notes_in_every_dialect() {
                 },
                 "order": {"type": "string", "description": "Sort order.", "enum": ["newest", "oldest"]},
                 "limit": {
-                    "oneOf": [{"type": "integer", "minimum": 0, "maximum": 255}, {"type": "null"}],
+                    "oneOf": [{"type": "integer", "minimum": 0}, {"type": "null"}],
                     "description": "At most this many results."
                 }
             },

@@ -71,7 +71,7 @@ async fn every_finding_fails_the_run_before_anything_runs() {
          2:7 tools.raed is not a tool of this run; did you mean tools.read?\n\
          3:24 tools.write_file: missing required property \"text\"\n\
          3:32 tools.write_file: \"path\" must be a string\n\
-         3:35 tools.write_file: \"txt\" is not a declared property (additionalProperties: false); did you mean \"text\"?"
+         3:35 tools.write_file: \"txt\" is not a parameter of write_file; did you mean \"text\"?"
     );
     assert_eq!(host.runs_of("read"), 0, "no tool ran");
     assert_eq!(sandboxes.load(Ordering::SeqCst), 0, "no sandbox started");

@@ -38,6 +38,9 @@ pub fn is_valid_tool_name(name: &str) -> bool {
 enum Parameters {
     /// Compiled from a spec or checked JSON: validated before the body runs.
     Validated(Result<Value, JsonSchemaError>),
+    /// Compiled from a spec: the schema shown to the model, and the one validated against
+    /// (with the bounds of the Rust types' widths).
+    Spec(Result<(Value, Value), JsonSchemaError>),
     /// Passed through verbatim; the body validates its own input.
     Raw(Value),
 }
@@ -100,7 +103,10 @@ impl ToolBuilder {
 
     /// Parameters from a compile-time spec (an object spec, e.g. a derived struct's).
     pub fn parameters_spec(mut self, spec: &SchemaSpec) -> Self {
-        self.parameters = Parameters::Validated(spec.to_parameters_schema());
+        self.parameters = Parameters::Spec(
+            spec.to_shown_parameters_schema()
+                .and_then(|shown| Ok((shown, spec.to_parameters_schema()?))),
+        );
         self
     }
 
@@ -312,8 +318,15 @@ impl ToolBuilder {
                 if schema.get("type").and_then(Value::as_str) != Some("object") {
                     return Err(DefinitionError::ParametersNotObject { tool: name });
                 }
-                let validator = CompiledSchema::compile(&schema, Vocabulary::Parameters)?;
+                let validator =
+                    CompiledSchema::compile(&schema, Vocabulary::Parameters)?.for_tool(&name);
                 (schema, Some(validator))
+            }
+            Parameters::Spec(schemas) => {
+                let (shown, full) = schemas?;
+                let validator =
+                    CompiledSchema::compile(&full, Vocabulary::Parameters)?.for_tool(&name);
+                (shown, Some(validator))
             }
             Parameters::Raw(schema) => (schema, None),
         };

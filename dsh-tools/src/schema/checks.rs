@@ -97,20 +97,40 @@ pub(super) fn none_apply(checks: &Checks, path: &str, what: &str) -> Result<(), 
 }
 
 /// `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`, `multipleOf`.
+///
+/// `shown` leaves out the bounds that only restate the Rust type's width (`maximum: 4294967295`
+/// on a `u32`, ±(2^53 − 1) on 64-bit integers): a type's own minimum is kept only when it is 0
+/// or 1 (the sign, or `NonZero*`), a bound from a constraint attribute always. The schema a
+/// tool validates with keeps every bound (`docs/CONTRACTS.md`, "Arguments").
 pub(super) fn numeric(
     out: &mut Map<String, Value>,
     bounds: NumberBounds,
     checks: &Checks,
     path: &str,
+    shown: bool,
 ) -> Result<(), JsonSchemaError> {
     if has_length(checks) || has_textual(checks) || checks.unique_items {
         return fail(format!(
             "{path}: `length`, `regex`, `email`, `url` and `format` do not apply to a number"
         ));
     }
+    let minimum = tighter(bounds.minimum, checks.minimum, true);
+    let maximum = tighter(bounds.maximum, checks.maximum, false);
+    let width_only = |bound: Option<Literal>, own: Option<Literal>, lower: bool| {
+        shown
+            && bound.is_some()
+            && bound == own
+            && !(lower && bound.is_some_and(|b| matches!(as_f64(&b), 0.0 | 1.0)))
+    };
     let entries = [
-        ("minimum", tighter(bounds.minimum, checks.minimum, true)),
-        ("maximum", tighter(bounds.maximum, checks.maximum, false)),
+        (
+            "minimum",
+            minimum.filter(|_| !width_only(minimum, bounds.minimum, true)),
+        ),
+        (
+            "maximum",
+            maximum.filter(|_| !width_only(maximum, bounds.maximum, false)),
+        ),
         ("exclusiveMinimum", checks.exclusive_minimum),
         ("exclusiveMaximum", checks.exclusive_maximum),
         ("multipleOf", checks.multiple_of),

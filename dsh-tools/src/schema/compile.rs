@@ -60,7 +60,36 @@ impl SchemaSpec {
     /// );
     /// ```
     pub fn to_parameters_schema(&self) -> Result<Value, JsonSchemaError> {
+        self.parameter_root_schema(false)
+    }
+
+    /// The parameters schema as the model is shown it: [`to_parameters_schema`]
+    /// (Self::to_parameters_schema) without the integer bounds that only restate the Rust
+    /// type's width (`maximum: 4294967295` on a `u32`, ±(2^53 − 1) on 64-bit integers, the
+    /// negative minimum of a signed type). A tool validates with the full schema, so what it
+    /// accepts still deserialises; only the noise is gone from what the model reads.
+    ///
+    /// ```
+    /// use dsh_tools::schema::{Property, SchemaSpec, ToolSchema};
+    /// const ARGS: SchemaSpec = SchemaSpec::closed_object(&[
+    ///     Property::new("limit", &<u32>::SCHEMA),
+    ///     Property::new("delta", &<i64>::SCHEMA),
+    /// ]);
+    /// assert_eq!(
+    ///     ARGS.to_shown_parameters_schema().unwrap().to_string(),
+    ///     concat!(
+    ///         r#"{"type":"object","additionalProperties":false,"properties":{"#,
+    ///         r#""limit":{"type":"integer","minimum":0},"delta":{"type":"integer"}},"required":["limit","delta"]}"#
+    ///     )
+    /// );
+    /// ```
+    pub fn to_shown_parameters_schema(&self) -> Result<Value, JsonSchemaError> {
+        self.parameter_root_schema(true)
+    }
+
+    fn parameter_root_schema(&self, shown: bool) -> Result<Value, JsonSchemaError> {
         let mut compiler = Compiler::new(self, Mode::Parameters)?;
+        compiler.shown = shown;
         let mut compiled = compiler.parameter_root(self)?;
         compiler.attach_defs(&mut compiled);
         assert_supported_in(&compiled, Vocabulary::Parameters)?;
@@ -95,6 +124,9 @@ fn fail<T>(message: String) -> Result<T, JsonSchemaError> {
 /// The state of one compilation: which named types are recursive, and their `$defs` entries.
 struct Compiler {
     mode: Mode,
+    /// Leave out the integer bounds that only restate a Rust type's width (see
+    /// [`SchemaSpec::to_shown_parameters_schema`]).
+    shown: bool,
     /// The recursive types (by id), with the `$ref` that names each.
     refs: HashMap<&'static str, String>,
     /// The recursive types being (or already) emitted into `$defs`.
@@ -126,6 +158,7 @@ impl Compiler {
         }
         Ok(Self {
             mode,
+            shown: false,
             refs,
             emitted: root_id.into_iter().collect(),
             defs: Map::new(),
@@ -260,7 +293,7 @@ impl Compiler {
                 out.insert("type".into(), ty.into());
                 annotate(&mut out, &spec.meta, description);
                 if mode == Mode::Parameters {
-                    checks::numeric(&mut out, bounds, &checks, path)?;
+                    checks::numeric(&mut out, bounds, &checks, path, self.shown)?;
                 }
             }
             SpecKind::String(size) => {

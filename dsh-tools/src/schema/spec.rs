@@ -461,6 +461,25 @@ impl SchemaSpec {
             additional: Additional::Allow,
         })
     }
+
+    /// An object spec with the given properties that refuses extra properties
+    /// (`additionalProperties: false`): the arguments of a `#[tool]`.
+    ///
+    /// ```
+    /// use dsh_tools::schema::{Property, SchemaSpec, ToolSchema};
+    /// const ARGS: SchemaSpec = SchemaSpec::closed_object(&[Property::new("path", &String::SCHEMA)]);
+    /// assert_eq!(
+    ///     ARGS.to_parameters_schema().unwrap().to_string(),
+    ///     r#"{"type":"object","additionalProperties":false,"properties":{"path":{"type":"string"}},"required":["path"]}"#
+    /// );
+    /// ```
+    pub const fn closed_object(properties: &'static [Property]) -> SchemaSpec {
+        SchemaSpec::new(SpecKind::Object {
+            properties,
+            flatten: &[],
+            additional: Additional::Deny,
+        })
+    }
 }
 
 /// Panics when `checks` cannot apply to `spec` (see [`SchemaSpec::with_checks`]).

@@ -42,6 +42,8 @@ const LINEAR_LOOKUP_MAX: usize = 8;
 #[derive(Debug, Clone)]
 pub struct CompiledSchema {
     pub(crate) nodes: Vec<Node>,
+    /// The tool whose parameters these are (named by unknown-key violations of the root).
+    pub(crate) tool: Option<Box<str>>,
 }
 
 /// One compiled schema node.
@@ -197,6 +199,25 @@ impl CompiledSchema {
         Ok(Self::compile_lenient(schema))
     }
 
+    /// The same schema as the parameters of tool `name`: an undeclared key of the arguments
+    /// object is then `"<key>" is not a parameter of <name>; …`.
+    ///
+    /// ```
+    /// use dsh_tools::subset::{CompiledSchema, Vocabulary};
+    /// use serde_json::json;
+    /// let schema = json!({"type": "object", "additionalProperties": false, "properties": {"path": {"type": "string"}}});
+    /// let compiled = CompiledSchema::compile(&schema, Vocabulary::Parameters).unwrap().for_tool("read_file");
+    /// assert_eq!(
+    ///     compiled.validate(&json!({"pth": "a"}), ""),
+    ///     vec!["\"pth\" is not a parameter of read_file; did you mean \"path\"?"]
+    /// );
+    /// ```
+    #[must_use]
+    pub fn for_tool(mut self, name: &str) -> Self {
+        self.tool = Some(name.into());
+        self
+    }
+
     /// Compiles any schema, best effort: what is not understood accepts any lossless value
     /// (non-record nodes, unknown `type`s, unresolvable `$ref`s, invalid patterns and unknown
     /// formats), a non-array `oneOf` has no branches, malformed `properties`/`required` are
@@ -232,6 +253,7 @@ impl CompiledSchema {
         }
         let mut compiled = Self {
             nodes: compiler.nodes,
+            tool: None,
         };
         compiled.cut_unguarded_cycles();
         compiled

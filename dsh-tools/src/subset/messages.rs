@@ -55,11 +55,6 @@ pub(crate) fn missing_required(child: &str) -> String {
     format!("missing required property \"{child}\"")
 }
 
-/// `"<child>" is not a declared property (additionalProperties: false)`.
-pub(crate) fn undeclared(child: &str) -> String {
-    format!("\"{child}\" is not a declared property (additionalProperties: false)")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

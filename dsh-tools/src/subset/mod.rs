@@ -47,6 +47,7 @@ mod scalar;
 mod tests;
 mod union;
 mod unique;
+mod unknown;
 mod validate;
 mod walk;
 
@@ -56,6 +57,7 @@ pub use assert::{
 };
 pub use compiled::CompiledSchema;
 pub use refs::{resolve_ref, resolve_schema_ref};
+pub use unknown::{closest_name, unknown_key_violation};
 pub use validate::validate_value;
 
 /// Which keywords a schema may use (`docs/CONTRACTS.md`, "Schema vocabulary").

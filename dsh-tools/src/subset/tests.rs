@@ -47,7 +47,7 @@ fn large_property_tables_use_the_hash_index_in_any_key_order() {
     assert!(!compiled.is_valid(&Value::Object(extra.clone())));
     assert_eq!(
         compiled.validate(&Value::Object(extra), ""),
-        vec!["\"p20\" is not a declared property (additionalProperties: false)"]
+        vec!["\"p20\" is not a parameter; did you mean \"p2\"?"]
     );
     let mut missing = forward;
     missing.shift_remove("p17");

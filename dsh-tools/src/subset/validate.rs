@@ -8,7 +8,7 @@ use super::compiled::ANY;
 use super::compiled::{
     ArrayNode, CompiledSchema, Node, NodeId, ObjectNode, ScalarExtra, ScalarNode, ScalarType,
 };
-use super::messages::{bound, missing_required, push_index, push_key, quoted, undeclared};
+use super::messages::{bound, missing_required, push_index, push_key, quoted};
 use super::scalar::{bound_ord, is_multiple, literal_ok, scalar_type_ok};
 use super::unique::first_duplicate;
 use crate::json::{is_lossless, json_quote, number_to_f64};
@@ -150,7 +150,9 @@ impl CompiledSchema {
                 Step::Done(self.union_violations(branches, value, path, hints))
             }
             Node::Object(node) => match value {
-                Value::Object(map) => Step::Enter(enter_object(node, map, path)),
+                Value::Object(map) => {
+                    Step::Enter(enter_object(node, map, path, self.tool.as_deref()))
+                }
                 _ => Step::Done(vec![quoted(path, "must be an object")]),
             },
             Node::Array(node) => match value {
@@ -166,6 +168,7 @@ fn enter_object<'s, 'v>(
     node: &'s ObjectNode,
     map: &'v Map<String, Value>,
     path: &str,
+    tool: Option<&str>,
 ) -> Frame<'s, 'v> {
     let mut child = String::from(path);
     let mut violations = Vec::new();
@@ -199,16 +202,11 @@ fn enter_object<'s, 'v>(
             " property",
         ));
     }
-    let mut tail = Vec::new();
-    if node.closed {
-        for key in map.keys() {
-            if node.lookup(key).is_none() {
-                child.truncate(path.len());
-                push_key(&mut child, key);
-                tail.push(undeclared(&child));
-            }
-        }
-    }
+    let tail = if node.closed {
+        super::unknown::violations(node, map, path, tool)
+    } else {
+        Vec::new()
+    };
     Frame {
         path_len: path.len(),
         violations,

@@ -10,7 +10,7 @@
 //! property value are checked; anything computed is left to run time.
 
 use dsh_tools::ToolDefinition;
-use dsh_tools::subset::validate_value;
+use dsh_tools::subset::{unknown_key_violation, validate_value};
 use serde_json::{Map, Value};
 
 /// One argument expression; `S` is where it is in the program (a span, a text range).
@@ -78,7 +78,7 @@ pub(crate) fn check<S: Copy>(def: &ToolDefinition, argument: &Arg<S>) -> Vec<Vio
     let root = def.parameters();
     match &argument.shape {
         Shape::Object { entries, open } if plain_object(root).is_some() => {
-            walk_object(entries, *open, argument.at, root, "", &mut out);
+            walk_object(entries, *open, argument.at, root, "", Some(def.name()), &mut out);
         }
         _ => {
             if let Some(value) = argument.constant()
@@ -125,12 +125,14 @@ fn plain_object(schema: &Value) -> Option<&Map<String, Value>> {
     (plain && object.get("type").is_some_and(|t| t == "object")).then_some(object)
 }
 
+/// `tool` names the tool when the object is the arguments object itself.
 fn walk_object<S: Copy>(
     entries: &[Entry<S>],
     open: bool,
     at: S,
     schema: &Value,
     path: &str,
+    tool: Option<&str>,
     out: &mut Vec<Violation<S>>,
 ) {
     let Some(schema) = plain_object(schema) else {
@@ -143,6 +145,7 @@ fn walk_object<S: Copy>(
         .unwrap_or(&empty);
     let additional = schema.get("additionalProperties");
     let closed = additional == Some(&Value::Bool(false));
+    let object_path = path;
     for entry in entries {
         let name = &entry.key;
         let path = child(path, name);
@@ -153,11 +156,8 @@ fn walk_object<S: Copy>(
                 }
             }
             None if closed => {
-                let mut message =
-                    format!("\"{path}\" is not a declared property (additionalProperties: false)");
-                if let Some(near) = super::closest(name, properties.keys().map(String::as_str)) {
-                    message.push_str(&format!("; did you mean \"{near}\"?"));
-                }
+                let declared: Vec<&str> = properties.keys().map(String::as_str).collect();
+                let message = unknown_key_violation(tool, object_path, name, &declared);
                 out.push((entry.key_at, message));
             }
             None => {
@@ -184,7 +184,7 @@ fn walk_object<S: Copy>(
 fn walk_value<S: Copy>(value: &Arg<S>, schema: &Value, path: &str, out: &mut Vec<Violation<S>>) {
     match &value.shape {
         Shape::Object { entries, open } if plain_object(schema).is_some() => {
-            walk_object(entries, *open, value.at, schema, path, out);
+            walk_object(entries, *open, value.at, schema, path, None, out);
         }
         _ => {
             if let Some(constant) = value.constant() {

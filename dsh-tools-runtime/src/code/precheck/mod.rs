@@ -93,7 +93,9 @@ fn walk(program: &str, tools: &[ToolDefinition]) -> Vec<Finding> {
         .collect()
 }
 
-/// The closest of `candidates` to `name`, when it is close enough to be a likely typo.
+/// The closest of `candidates` to `name`, when it is close enough to be a likely typo (the
+/// Python session's hint for `tools[name]`).
+#[cfg(feature = "python")]
 pub(crate) fn closest<'a>(
     name: &str,
     candidates: impl Iterator<Item = &'a str>,
@@ -185,10 +187,8 @@ impl Visit for Calls<'_> {
         }
         let Some(def) = self.tools.iter().find(|def| def.name() == name) else {
             let mut message = format!("{NAMESPACE}.{name} is not a tool of this run");
-            let names = self.tools.iter().map(ToolDefinition::name);
-            if let Some(near) = closest(&name, names) {
-                message.push_str(&format!("; did you mean {NAMESPACE}.{near}?"));
-            }
+            let meant = super::suggest::meant(&name, self.tools);
+            message.push_str(&super::suggest::hint(&meant, "tools."));
             self.found.push((member.span, message));
             return;
         };

@@ -97,9 +97,9 @@ fn the_constant_parts_of_computed_arguments_are_checked() {
         findings(program),
         [
             "2:23 tools.read_file: missing required property \"path\"",
-            "2:25 tools.read_file: \"pth\" is not a declared property (additionalProperties: false); did you mean \"path\"?",
+            "2:25 tools.read_file: \"pth\" is not a parameter of read_file; did you mean \"path\"?",
             "2:40 tools.read_file: \"limit\" must be an integer",
-            "3:43 tools.search: \"options.depht\" is not a declared property (additionalProperties: false); did you mean \"depth\"?",
+            "3:43 tools.search: \"options.depht\" is not a property of \"options\"; did you mean \"depth\"?",
         ]
     );
 }

@@ -214,9 +214,14 @@ fn call<'js>(
         .unwrap_or_else(|| Value::new_undefined(ctx.clone()));
     let args = match convert::to_json(ctx, &env, root, state.max_value_depth) {
         Ok(Some(json)) => json,
-        Ok(None) | Err(ToJsonError::Lossy | ToJsonError::TooDeep) => {
+        Ok(None) | Err(ToJsonError::TooDeep) => {
             let error = state.failure(ctx, namespace, function, ARGS_NOT_LOSSLESS)?;
             reject.call::<_, ()>((error,))?;
+            return Ok(promise);
+        }
+        Err(ToJsonError::Lossy { path, what }) => {
+            let message = format!("tool arguments must be lossless JSON: {path} {what}");
+            reject.call::<_, ()>((state.failure(ctx, namespace, function, &message)?,))?;
             return Ok(promise);
         }
         Err(ToJsonError::Threw(thrown)) => {

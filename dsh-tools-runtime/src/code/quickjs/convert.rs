@@ -14,13 +14,79 @@ use serde_json::{Map, Number, Value as Json};
 
 use super::globals::Env;
 
+/// A value that is not lossless JSON, not yet placed (see [`ToJsonError::Lossy`]).
+fn lossy<'js>(what: &'static str) -> ToJsonError<'js> {
+    ToJsonError::Lossy {
+        path: String::new(),
+        what,
+    }
+}
+
+/// Places an unplaced [`ToJsonError::Lossy`] at the child being read in `stack`.
+fn placed<'js>(error: ToJsonError<'js>, stack: &[Open<'js>]) -> ToJsonError<'js> {
+    let ToJsonError::Lossy { path, what } = error else {
+        return error;
+    };
+    if !path.is_empty() {
+        return ToJsonError::Lossy { path, what };
+    }
+    let mut path = String::from("arguments");
+    for open in stack {
+        match open {
+            Open::Array { next, .. } => path.push_str(&format!("[{}]", next.saturating_sub(1))),
+            Open::Object { keys, next, .. } => {
+                let key = keys
+                    .get(next.saturating_sub(1))
+                    .map_or("", |k| k.1.as_str());
+                if is_identifier(key) {
+                    path.push('.');
+                    path.push_str(key);
+                } else {
+                    path.push('[');
+                    path.push_str(&Json::String(key.to_owned()).to_string());
+                    path.push(']');
+                }
+            }
+        }
+    }
+    ToJsonError::Lossy { path, what }
+}
+
+/// Whether `key` reads as a property access (`a.key`) in a program.
+fn is_identifier(key: &str) -> bool {
+    let mut chars = key.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '$')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+}
+
+/// What a double that is not a JSON number is.
+fn not_a_number(x: f64) -> &'static str {
+    if x.is_nan() {
+        "is NaN"
+    } else if x == f64::INFINITY {
+        "is Infinity"
+    } else if x == f64::NEG_INFINITY {
+        "is -Infinity"
+    } else {
+        "is -0"
+    }
+}
+
 /// Integers beyond ±(2^53 − 1) lose precision in a double.
 pub(crate) const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
 
 /// Why a JS value is not lossless JSON.
 pub(crate) enum ToJsonError<'js> {
-    /// Not representable (the reference's generic rejection).
-    Lossy,
+    /// Not representable: where (`arguments.opts.limit`; empty until [`to_json`] places it)
+    /// and what the value is (`is undefined`).
+    Lossy {
+        /// The value's path, from `arguments`.
+        path: String,
+        /// What the value is, as a predicate (`is undefined`, `is NaN`).
+        what: &'static str,
+    },
     /// Nested deeper than the configured depth.
     TooDeep,
     /// A getter, proxy trap or conversion threw this (catchable) value.
@@ -114,7 +180,7 @@ pub(crate) fn to_json<'js>(
         return Ok(None);
     }
     let mut stack: Vec<Open<'js>> = Vec::new();
-    let mut step = classify(ctx, env, root, &stack)?;
+    let mut step = classify(ctx, env, root, &stack).map_err(|e| placed(e, &stack))?;
     loop {
         let mut finished = match step {
             Step::Open(open) => {
@@ -162,9 +228,9 @@ pub(crate) fn to_json<'js>(
                 Some(value) => {
                     let value = value.map_err(|e| caught(ctx, e))?;
                     if value.is_undefined() {
-                        return Err(ToJsonError::Lossy);
+                        return Err(placed(lossy("is undefined"), &stack));
                     }
-                    step = classify(ctx, env, value, &stack)?;
+                    step = classify(ctx, env, value, &stack).map_err(|e| placed(e, &stack))?;
                     break;
                 }
                 None => {
@@ -189,7 +255,8 @@ fn classify<'js>(
         Type::Bool => Json::Bool(value.as_bool().unwrap_or_default()),
         Type::Int => Json::Number(Number::from(value.as_int().unwrap_or_default())),
         Type::Float => {
-            Json::Number(number(value.as_float().unwrap_or(f64::NAN)).ok_or(ToJsonError::Lossy)?)
+            let x = value.as_float().unwrap_or(f64::NAN);
+            Json::Number(number(x).ok_or_else(|| lossy(not_a_number(x)))?)
         }
         Type::String => {
             let string = value.as_string().expect("a string");
@@ -198,11 +265,14 @@ fn classify<'js>(
         Type::Array | Type::Object | Type::Exception | Type::Proxy | Type::Promise => {
             let object = value.into_object().expect("an object");
             if stack.iter().any(|open| open.source() == &object) {
-                return Err(ToJsonError::Lossy); // a cycle
+                return Err(lossy("refers to an object that contains it (a cycle)"));
             }
             return open(ctx, env, object).map(Step::Open);
         }
-        _ => return Err(ToJsonError::Lossy),
+        Type::BigInt => return Err(lossy("is a BigInt (use a number)")),
+        Type::Symbol => return Err(lossy("is a symbol")),
+        Type::Function | Type::Constructor => return Err(lossy("is a function")),
+        _ => return Err(lossy("is not a JSON value")),
     };
     Ok(Step::Done(json))
 }
@@ -231,29 +301,30 @@ fn open<'js>(
     let proto = prototype(ctx, env, &object)?;
     if object.as_value().is_array() {
         if proto.as_ref() != Some(&env.array_proto) {
-            return Err(ToJsonError::Lossy);
+            return Err(lossy("is not a plain array"));
         }
         let len: f64 = object.get("length").map_err(|e| caught(ctx, e))?;
         let len = len as u32;
         // Own keys come as ascending indices, then `length`, then other strings, then symbols:
         // a dense undecorated array has exactly `len` indices, then `length`, and nothing else.
         let mut keys = object.own_keys::<Atom<'js>>(Filter::new().string().symbol());
+        const SPARSE: &str = "is an array with holes or extra properties";
         if keys.len() != len as usize + 1 {
             return Err(match keys.next() {
                 Some(Err(error)) => caught(ctx, error),
-                _ => ToJsonError::Lossy,
+                _ => lossy(SPARSE),
             });
         }
         let mut key = |nth: usize| match keys.nth(nth) {
             Some(Ok(atom)) => atom.to_string().map_err(|e| caught(ctx, e)),
             Some(Err(error)) => Err(caught(ctx, error)),
-            None => Err(ToJsonError::Lossy),
+            None => Err(lossy(SPARSE)),
         };
         if len > 0 && key(len as usize - 1)? != (len - 1).to_string() {
-            return Err(ToJsonError::Lossy);
+            return Err(lossy(SPARSE));
         }
         if key(0)? != "length" {
-            return Err(ToJsonError::Lossy);
+            return Err(lossy(SPARSE));
         }
         return Ok(Open::Array {
             source: object,
@@ -262,8 +333,13 @@ fn open<'js>(
             out: Vec::with_capacity(len.min(4096) as usize),
         });
     }
-    if proto.is_some_and(|proto| proto != env.object_proto) || object.as_value().is_function() {
-        return Err(ToJsonError::Lossy);
+    if object.as_value().is_function() {
+        return Err(lossy("is a function"));
+    }
+    if proto.is_some_and(|proto| proto != env.object_proto) {
+        return Err(lossy(
+            "is not a plain object (a Date, Map, Set or class instance: convert it to JSON data first)",
+        ));
     }
     let mut all = 0;
     for key in object.own_keys::<Atom<'js>>(Filter::new().string().symbol()) {
@@ -280,7 +356,7 @@ fn open<'js>(
         .collect::<rquickjs::Result<Vec<_>>>()
         .map_err(|e| caught(ctx, e))?;
     if keys.len() != all {
-        return Err(ToJsonError::Lossy); // symbol or non-enumerable keys
+        return Err(lossy("has symbol or non-enumerable keys"));
     }
     Ok(Open::Object {
         source: object,

@@ -181,7 +181,7 @@ fn completion<'js>(
     };
     match convert::to_json(ctx, &env, value, state.max_value_depth) {
         Ok(value) => Outcome::Value(value),
-        Err(ToJsonError::Lossy | ToJsonError::TooDeep) => {
+        Err(ToJsonError::Lossy { .. } | ToJsonError::TooDeep) => {
             invalid("program completion must be lossless JSON".to_owned())
         }
         Err(ToJsonError::Threw(thrown)) => invalid(format!(
