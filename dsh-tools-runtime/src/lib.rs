@@ -1,5 +1,12 @@
 #![doc = include_str!("docs/crate.md")]
 #![warn(missing_docs)]
+// docs.rs (`--cfg docsrs`, see [package.metadata.docs.rs]) labels each feature-gated item with
+// its feature. `doc_cfg` derives the labels from `#[cfg]` (what `doc_auto_cfg` did before it
+// was folded into `doc_cfg`; rustc 1.95 rejects `doc_auto_cfg`).
+#![cfg_attr(docsrs, feature(doc_cfg))]
+// The crate docs link the MCP bridge's types, which exist with the `mcp` feature only; the
+// all-features docs (docs.rs's) still fail on any broken link.
+#![cfg_attr(not(feature = "mcp"), allow(rustdoc::broken_intra_doc_links))]
 
 // The crate root declares the modules and re-exports the registry's types. Dependencies point
 // one way, each module naming only those before it: error, approval, catalog, acp, pipeline,

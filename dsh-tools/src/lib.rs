@@ -1,5 +1,9 @@
 #![doc = include_str!("docs/crate.md")]
 #![warn(missing_docs)]
+// docs.rs (`--cfg docsrs`, see [package.metadata.docs.rs]) labels each feature-gated item with
+// its feature. `doc_cfg` derives the labels from `#[cfg]` (what `doc_auto_cfg` did before it
+// was folded into `doc_cfg`; rustc 1.95 rejects `doc_auto_cfg`).
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod args;
 pub mod collect;
@@ -35,8 +39,3 @@ pub use present::{ToolCallView, ToolResultView};
 // --- json/subset/args re-exports ---
 pub use args::validate_args;
 pub use subset::{CompiledSchema, Vocabulary, validate_value};
-
-/// The README's examples, compiled and run as doctests.
-#[doc = include_str!("../../README.md")]
-#[cfg(doctest)]
-pub struct ReadmeDoctests;

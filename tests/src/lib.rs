@@ -4,6 +4,34 @@ use std::path::Path;
 
 pub mod node;
 
+/// The README's examples, compiled and run as doctests (here, so that no published crate reads a
+/// file outside its package).
+#[doc = include_str!("../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
+
+/// The example of `dsh-tools-macros`' crate docs (`dsh-tools-macros/src/docs/crate.md`), run as a
+/// doctest. The macros crate cannot run its docs' examples itself: they use the facade, which
+/// depends on it.
+#[doc = include_str!("../../dsh-tools-macros/src/docs/crate.md")]
+#[cfg(doctest)]
+pub struct MacrosCrateDoctests;
+
+/// The examples of `#[tool]`'s docs (`dsh-tools-macros/src/docs/tool.md`), run as doctests.
+#[doc = include_str!("../../dsh-tools-macros/src/docs/tool.md")]
+#[cfg(doctest)]
+pub struct ToolMacroDoctests;
+
+/// The examples of `#[tool_set]`'s docs (`dsh-tools-macros/src/docs/tool_set.md`).
+#[doc = include_str!("../../dsh-tools-macros/src/docs/tool_set.md")]
+#[cfg(doctest)]
+pub struct ToolSetMacroDoctests;
+
+/// The examples of `#[derive(ToolSchema)]`'s docs (`dsh-tools-macros/src/docs/derive.md`).
+#[doc = include_str!("../../dsh-tools-macros/src/docs/derive.md")]
+#[cfg(doctest)]
+pub struct DeriveMacroDoctests;
+
 /// Prints a figure line and records it under `<target tmpdir>/figures/<name>.txt`, so the test
 /// command can show every category's figures at the end of a CI log.
 ///
