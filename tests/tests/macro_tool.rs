@@ -656,6 +656,7 @@ async fn strict_run(
     timeout_ms: Option<u32>,
 ) -> String {
     STRICT_RUNS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let _declared_only = timeout_ms;
     command
 }
 

@@ -78,7 +78,15 @@ pub(crate) fn check<S: Copy>(def: &ToolDefinition, argument: &Arg<S>) -> Vec<Vio
     let root = def.parameters();
     match &argument.shape {
         Shape::Object { entries, open } if plain_object(root).is_some() => {
-            walk_object(entries, *open, argument.at, root, "", Some(def.name()), &mut out);
+            walk_object(
+                entries,
+                *open,
+                argument.at,
+                root,
+                "",
+                Some(def.name()),
+                &mut out,
+            );
         }
         _ => {
             if let Some(value) = argument.constant()

@@ -121,7 +121,7 @@ where
             Err(response) => return response,
         };
         if is_json(&parts.headers)
-            && let Err(response) = check_message(&bytes)
+            && let Some(response) = refuse_message(&bytes)
         {
             return response;
         }
@@ -194,10 +194,9 @@ fn is_json(headers: &hyper::HeaderMap) -> bool {
 
 /// A body that is not JSON is a parse error (`-32700`); JSON that is not a JSON-RPC message
 /// an invalid request (`-32600`); both `400 Bad Request`, with `id: null` (JSON-RPC 2.0).
-fn check_message(bytes: &[u8]) -> Result<(), GateResponse> {
-    let Err(error) = serde_json::from_slice::<ClientJsonRpcMessage>(bytes) else {
-        return Ok(());
-    };
+/// `None`: the body is a JSON-RPC message.
+fn refuse_message(bytes: &[u8]) -> Option<GateResponse> {
+    let error = serde_json::from_slice::<ClientJsonRpcMessage>(bytes).err()?;
     let (code, message) = match error.classify() {
         serde_json::error::Category::Data => (-32600, "Invalid Request"),
         _ => (-32700, "Parse error"),
@@ -211,7 +210,7 @@ fn check_message(bytes: &[u8]) -> Result<(), GateResponse> {
     response
         .headers_mut()
         .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-    Err(response)
+    Some(response)
 }
 
 /// At most the first 200 characters of a message that may quote the request.
