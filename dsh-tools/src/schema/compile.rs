@@ -63,9 +63,9 @@ impl SchemaSpec {
         self.parameter_root_schema(false)
     }
 
-    /// The parameters schema as the model is shown it: [`to_parameters_schema`]
-    /// (Self::to_parameters_schema) without the integer bounds that only restate the Rust
-    /// type's width (`maximum: 4294967295` on a `u32`, ±(2^53 − 1) on 64-bit integers, the
+    /// The parameters schema as the model is shown it:
+    /// [`to_parameters_schema`](Self::to_parameters_schema) without the integer bounds that only
+    /// restate the Rust type's width (`maximum: 4294967295` on a `u32`, ±(2^53 − 1) on 64-bit integers, the
     /// negative minimum of a signed type). A tool validates with the full schema, so what it
     /// accepts still deserialises; only the noise is gone from what the model reads.
     ///
