@@ -312,7 +312,7 @@ fn a_python_run_suspends_and_resumes_across_processes_running_each_call_once() {
         result["value"],
         json!({
             "logs": ["notes read", "a counted"],
-            "result": {"notes": 2, "second": "the user rejected tool \"bash\"", "counted": ["a"]},
+            "result": {"notes": 2, "second": "bash: the user rejected tool \"bash\"", "counted": ["a"]},
         })
     );
     assert_eq!(ws.counter().as_deref(), Some("a\n"));

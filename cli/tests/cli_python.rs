@@ -49,7 +49,7 @@ fn a_denied_call_raises_tool_call_error_and_changes_nothing() {
     assert_eq!(code, 0);
     assert_eq!(
         stdout.trim(),
-        "caught: tool \"write_file\" requires approval, but no approval channel is available"
+        "caught: write_file: tool \"write_file\" requires approval, but no approval channel is available"
     );
     assert!(!dir.path().join("out.txt").exists());
 }

@@ -147,7 +147,7 @@ const CASES: &[Case] = &[
     Case {
         name: "a misspelt key of a closed schema",
         program: "r = await tools.read_file({\"pth\": \"a.txt\"})\nreturn r[\"text\"]",
-        text: "Error: code run failed (exception): the program cannot run:\n  1:27: tools.read_file: missing required property \"path\"\n  1:28: tools.read_file: \"pth\" is not a declared property (additionalProperties: false); did you mean \"path\"?",
+        text: "Error: code run failed (exception): the program cannot run:\n  1:27: tools.read_file: missing required property \"path\"\n  1:28: tools.read_file: \"pth\" is not a parameter of read_file; did you mean \"path\"?",
         calls: [0, 0, 0],
     },
     Case {
@@ -258,8 +258,8 @@ const CASES: &[Case] = &[
     Case {
         name: "an unknown key of a #[tool] tool",
         program: "hits = await tools.search_notes({\"query\": \"todo\", \"max\": 3})\nreturn hits",
-        text: "logs: []; result: [\"todo (10)\"]",
-        calls: [0, 0, 1],
+        text: "Error: code run failed (exception): the program cannot run:\n  1:51: tools.search_notes: \"max\" is not a parameter of search_notes; its parameters are \"query\", \"limit\"",
+        calls: [0, 0, 0],
     },
 ];
 

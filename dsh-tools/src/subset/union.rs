@@ -140,7 +140,7 @@ mod tests {
             validate_value(&object, &json!({"limit": {"m": 1}}), ""),
             vec![
                 "missing required property \"limit.n\"",
-                "\"limit.m\" is not a declared property (additionalProperties: false)"
+                "\"limit.m\" is not a property of \"limit\"; its properties are \"n\""
             ]
         );
     }
