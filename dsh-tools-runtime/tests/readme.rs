@@ -1,4 +1,4 @@
-//! The README's "Large results" and "Approvals" examples, run as written: the body of each
+//! The README's "Large results", "Approvals" and "Host state" examples, run as written: the body of each
 //! test between its markers is the README's code block, which [`the_readme_shows_these_examples`]
 //! checks line by line.
 
@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use dsh_tools::definition::BoxFuture;
 use dsh_tools::exec::ToolExecutionInput;
-use dsh_tools::{ToolDefinition, tool};
+use dsh_tools::{State, ToolDefinition, tool};
 use dsh_tools_runtime::approval::{
     ApprovalOutcome, ApprovalPolicy, ApprovalRequest, ApprovalService,
 };
@@ -92,6 +92,48 @@ async fn the_approvals_example_runs() -> Result<(), Box<dyn Error>> {
     approvals().await
 }
 
+// README: host state
+/// The host's shared state: here, a to-do list.
+#[derive(Default)]
+struct Todos {
+    items: std::sync::Mutex<Vec<String>>,
+}
+
+/// Add an item to the to-do list.
+#[tool]
+async fn add_todo(item: String, todos: State<Todos>) -> usize {
+    let mut list = todos.items.lock().unwrap(); // `State<T>` derefs to the shared `T`
+    list.push(item);
+    list.len()
+}
+
+async fn host_state() -> Result<(), Box<dyn Error>> {
+    let registry = ToolRegistry::new();
+    registry.register(add_todo::definition()?)?.keep();
+    let add = |item| ToolExecutionInput::new("c1", "add_todo", json!({"item": item}));
+
+    // Forgotten: the call fails, and the model is told what the host did not provide.
+    let forgotten = registry.execute(add("milk")).await;
+    assert!(forgotten.is_error());
+    assert_eq!(
+        forgotten.content()[0].as_text(),
+        Some("Error: tool state `readme::Todos` was not provided by the host")
+    );
+
+    let todos = Arc::new(Todos::default());
+    registry.provide_state(Arc::clone(&todos)); // one value per type, shared by every call
+    let added = registry.execute(add("milk")).await;
+    assert_eq!(added.value(), Some(&json!(1)));
+    assert_eq!(todos.items.lock().unwrap().as_slice(), ["milk"]);
+    Ok(())
+}
+// README: end
+
+#[tokio::test]
+async fn the_host_state_example_runs() -> Result<(), Box<dyn Error>> {
+    host_state().await
+}
+
 /// The lines of this file between `marker` and `// README: end`, the marker's indentation
 /// removed.
 fn example(source: &str, marker: &str) -> Vec<String> {
@@ -115,6 +157,7 @@ fn the_readme_shows_these_examples() {
     for (heading, marker) in [
         ("## Large results", "// README: large results"),
         ("\n## Approvals\n", "// README: approvals"),
+        ("\n## Host state\n", "// README: host state"),
     ] {
         let section = &readme[readme.find(heading).expect("the section")..];
         let block: Vec<String> = section
