@@ -33,13 +33,22 @@ pub(super) trait GateService:
 {
 }
 
-impl<S> GateService for Gate<S>
-where
-    S: Service<Request<Full<Bytes>>, Response = GateResponse, Error = Infallible>
+impl<S> GateService for Gate<S> where S: Inner {}
+
+/// What the gate wraps: a service of whole bodies (one name for the bounds its impls share).
+pub(super) trait Inner:
+    Service<Request<Full<Bytes>>, Response = GateResponse, Error = Infallible, Future: Send>
+    + Clone
+    + Send
+    + 'static
+{
+}
+
+impl<S> Inner for S where
+    S: Service<Request<Full<Bytes>>, Response = GateResponse, Error = Infallible, Future: Send>
         + Clone
         + Send
-        + 'static,
-    S::Future: Send,
+        + 'static
 {
 }
 
@@ -68,11 +77,7 @@ impl<S> Gate<S> {
 
 impl<S> Service<HyperRequest> for Gate<S>
 where
-    S: Service<Request<Full<Bytes>>, Response = GateResponse, Error = Infallible>
-        + Clone
-        + Send
-        + 'static,
-    S::Future: Send,
+    S: Inner,
 {
     type Response = GateResponse;
     type Error = Infallible;
@@ -90,11 +95,7 @@ where
 
 impl<S> Gate<S>
 where
-    S: Service<Request<Full<Bytes>>, Response = GateResponse, Error = Infallible>
-        + Clone
-        + Send
-        + 'static,
-    S::Future: Send,
+    S: Inner,
 {
     async fn handle(mut self, request: HyperRequest) -> GateResponse {
         let (parts, body) = request.into_parts();
