@@ -198,6 +198,7 @@ async fn list_changed_swaps_in_the_new_generation() {
     let connection = connection.unwrap();
     let mut syncs = connection.syncs();
     assert_eq!(*syncs.borrow_and_update(), 1);
+    // The server speaks 2026-07-28: the change comes on the client's subscription.
     script.set_pages(vec![vec![tool("b")], vec![tool("c")]]);
     script.list_changed().await;
     syncs.changed().await.unwrap();

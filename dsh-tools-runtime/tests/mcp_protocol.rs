@@ -1,6 +1,6 @@
-//! MCP to the letter (`docs/CONTRACTS.md`, "MCP"): the client offers a version with an
-//! `initialize` handshake and negotiates down to what a server speaks; the HTTP server checks
-//! `Origin`.
+//! MCP to the letter (`docs/CONTRACTS.md`, "MCP"): the client starts with `server/discover`
+//! (2026-07-28) and, with a server of an older revision, offers a version with an `initialize`
+//! handshake and negotiates down to what the server speaks; the HTTP server checks `Origin`.
 
 #![cfg(feature = "mcp")]
 
@@ -11,11 +11,14 @@ use dsh_tools::ToolDefinition;
 use dsh_tools::exec::ToolExecutionInput;
 use dsh_tools_runtime::ToolRegistry;
 use dsh_tools_runtime::mcp::rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, InitializeRequestParams,
-    InitializeResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,
-    ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ClientNotification, ClientRequest,
+    ContentBlock, DiscoverRequestMethod, InitializeRequestParams, InitializeResult,
+    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
+    ServerResult, Tool,
 };
-use dsh_tools_runtime::mcp::rmcp::service::{RequestContext, RoleServer};
+use dsh_tools_runtime::mcp::rmcp::service::{
+    NotificationContext, RequestContext, RoleServer, Service,
+};
 use dsh_tools_runtime::mcp::rmcp::{ErrorData, ServerHandler};
 use dsh_tools_runtime::mcp::{McpError, McpImport, McpServer};
 use serde_json::json;
@@ -74,21 +77,62 @@ impl ServerHandler for Speaks {
     }
 }
 
+/// A server of a revision before 2026-07-28: `server/discover` is a method it does not know.
+struct Legacy(Speaks);
+
+impl Service<RoleServer> for Legacy {
+    async fn handle_request(
+        &self,
+        request: ClientRequest,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ServerResult, ErrorData> {
+        if matches!(request, ClientRequest::DiscoverRequest(_)) {
+            return Err(ErrorData::method_not_found::<DiscoverRequestMethod>());
+        }
+        Service::handle_request(&self.0, request, context).await
+    }
+
+    async fn handle_notification(
+        &self,
+        notification: ClientNotification,
+        context: NotificationContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        Service::handle_notification(&self.0, notification, context).await
+    }
+
+    fn get_info(&self) -> ServerConfig {
+        ServerHandler::get_info(&self.0)
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        ServerHandler::supported_protocol_versions(&self.0)
+    }
+}
+
+/// Serves `service` on one end of an in-process pipe until the client goes.
+async fn serve(service: impl Service<RoleServer>, io: tokio::io::DuplexStream) {
+    let (reader, writer) = tokio::io::split(io);
+    if let Ok(running) = dsh_tools_runtime::mcp::rmcp::serve_server(service, (reader, writer)).await
+    {
+        let _ = running.waiting().await;
+    }
+}
+
+/// Imports the one tool of a server speaking `version` (one without `server/discover` when
+/// the version has an `initialize` handshake) and calls it; returns the call's text and the
+/// version the client's `initialize` offered (`None`: there was no `initialize`).
 async fn import_from(version: ProtocolVersion) -> (Result<String, McpError>, Option<String>) {
     let server = Speaks {
-        version,
+        version: version.clone(),
         offered: Arc::default(),
     };
     let (client_io, server_io) = tokio::io::duplex(1 << 16);
     let handler = server.clone();
-    tokio::spawn(async move {
-        let (reader, writer) = tokio::io::split(server_io);
-        if let Ok(running) =
-            dsh_tools_runtime::mcp::rmcp::serve_server(handler, (reader, writer)).await
-        {
-            let _ = running.waiting().await;
-        }
-    });
+    if version.has_initialize() {
+        tokio::spawn(serve(Legacy(handler), server_io));
+    } else {
+        tokio::spawn(serve(handler, server_io));
+    }
     let registry = ToolRegistry::new();
     let (reader, writer) = tokio::io::split(client_io);
     let result = match McpImport::new(&registry)
@@ -110,6 +154,13 @@ async fn import_from(version: ProtocolVersion) -> (Result<String, McpError>, Opt
         .unwrap_or_else(PoisonError::into_inner)
         .clone();
     (result, offered)
+}
+
+#[tokio::test]
+async fn the_client_speaks_2026_07_28_without_a_handshake() {
+    let (result, offered) = import_from(ProtocolVersion::V_2026_07_28).await;
+    assert_eq!(offered, None, "no initialize");
+    assert_eq!(result.unwrap(), "2026-07-28");
 }
 
 #[tokio::test]
@@ -135,7 +186,7 @@ async fn a_version_the_client_does_not_speak_ends_the_connection() {
         error.to_string(),
         McpError::Connect {
             server: "v".into(),
-            message: "the server answered protocol version 2024-10-07; this client speaks 2024-11-05 through 2025-11-25".into(),
+            message: "the server answered protocol version 2024-10-07; this client speaks 2024-11-05 through 2026-07-28".into(),
         }
         .to_string()
     );

@@ -6,15 +6,15 @@ use std::sync::{Arc, Mutex, PoisonError};
 use dsh_tools_runtime::ToolRegistry;
 use dsh_tools_runtime::mcp::rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, SubscriptionFilter, Tool,
 };
 use dsh_tools_runtime::mcp::rmcp::service::{
-    NotificationContext, Peer, RequestContext, RoleServer,
+    RequestContext, RoleServer, SubscriptionContext, SubscriptionSink,
 };
 use dsh_tools_runtime::mcp::rmcp::{ErrorData, ServerHandler};
 use dsh_tools_runtime::mcp::{McpConnection, McpError, McpImport};
 use serde_json::{Value, json};
-use tokio::sync::mpsc;
+use tokio::sync::{Notify, mpsc};
 
 /// What the server lists and has seen.
 #[derive(Default)]
@@ -27,7 +27,9 @@ pub(crate) struct ScriptState {
     pub(crate) list_requests: usize,
     /// The arguments of every call, by raw name.
     pub(crate) calls: Vec<(String, Value)>,
-    pub(crate) peer: Option<Peer<RoleServer>>,
+    /// The client's `tools/list_changed` subscription (the server speaks 2026-07-28, which
+    /// sends notifications only on a subscription).
+    pub(crate) subscription: Option<SubscriptionSink>,
 }
 
 /// The server handle the test keeps.
@@ -38,6 +40,8 @@ pub(crate) struct Script {
     received_tx: mpsc::UnboundedSender<String>,
     /// Raw names of calls whose cancellation the server observed.
     cancelled_tx: mpsc::UnboundedSender<String>,
+    /// Woken when the client's subscription reaches the handler.
+    subscribed: Arc<Notify>,
 }
 
 /// What the server reports as it goes.
@@ -68,12 +72,25 @@ impl Script {
         self.with(|s| s.pages = pages);
     }
 
-    /// Sends `notifications/tools/list_changed`.
+    /// Sends `notifications/tools/list_changed` on the client's subscription, once the server
+    /// has it (rmcp acknowledges a subscription before handing it to the handler).
     pub(crate) async fn list_changed(&self) {
-        let peer = self
-            .with(|s| s.peer.clone())
-            .expect("the client initialized");
-        peer.notify_tool_list_changed()
+        let subscription = async {
+            loop {
+                let subscribed = self.subscribed.notified();
+                tokio::pin!(subscribed);
+                subscribed.as_mut().enable();
+                if let Some(subscription) = self.with(|s| s.subscription.clone()) {
+                    return subscription;
+                }
+                subscribed.await;
+            }
+        };
+        let subscription = tokio::time::timeout(std::time::Duration::from_secs(10), subscription)
+            .await
+            .expect("the client subscribes to tools/list_changed");
+        subscription
+            .notify_tool_list_changed()
             .await
             .expect("notification sent");
     }
@@ -81,11 +98,26 @@ impl Script {
 
 impl ServerHandler for Script {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .build(),
+        )
     }
 
-    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
-        self.with(|s| s.peer = Some(context.peer.clone()));
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        Some(requested.clone())
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        self.with(|s| s.subscription = Some(context.sink().clone()));
+        self.subscribed.notify_waiters();
+        context.cancelled().await;
+        Ok(())
     }
 
     async fn list_tools(
@@ -162,6 +194,7 @@ pub(crate) async fn connect(
         })),
         received_tx,
         cancelled_tx,
+        subscribed: Arc::default(),
     };
     let (client_io, server_io) = tokio::io::duplex(1 << 16);
     let handler = script.clone();

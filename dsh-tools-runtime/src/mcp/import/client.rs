@@ -6,7 +6,7 @@ use std::sync::Arc;
 use rmcp::ClientHandler;
 use rmcp::model::ProgressNotificationParam;
 use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, ProtocolVersion};
-use rmcp::service::{NotificationContext, RoleClient};
+use rmcp::service::{ClientLifecycleMode, NotificationContext, RoleClient};
 
 use crate::mcp::progress::ProgressRoutes;
 use tokio::sync::Notify;
@@ -42,15 +42,28 @@ impl ClientHandler for ImportClient {
     }
 }
 
-/// The version the `initialize` request offers: the newest one that has an `initialize`
-/// handshake (later revisions replaced it with per-request metadata), so a server that speaks
-/// it answers with it and an older server answers with its own (`docs/CONTRACTS.md`, "MCP").
+/// The version the `initialize` request offers to a server that does not answer
+/// `server/discover`: the newest one that has an `initialize` handshake, so a server that
+/// speaks it answers with it and an older server answers with its own (`docs/CONTRACTS.md`,
+/// "MCP").
 pub(crate) const OFFERED_VERSION: ProtocolVersion = ProtocolVersion::LATEST_WITH_INITIALIZE;
 
-/// Whether the version a server answered is one this client speaks: a known revision with an
-/// `initialize` handshake, no newer than the one offered (2024-11-05 through 2025-11-25).
+/// The newest revision this client speaks: stateless, found by `server/discover`, with the
+/// protocol version and capabilities in every request's metadata.
+pub(crate) const NEWEST_VERSION: ProtocolVersion = ProtocolVersion::V_2026_07_28;
+
+/// How a connection starts: `server/discover` for [`NEWEST_VERSION`] first; a server that
+/// answers it with an error of an older revision (or not at all within rmcp's probe
+/// timeout, 10 s) gets the `initialize` handshake with [`OFFERED_VERSION`].
+pub(crate) fn lifecycle() -> ClientLifecycleMode {
+    ClientLifecycleMode::Auto {
+        preferred_versions: vec![NEWEST_VERSION],
+        legacy_version: Some(OFFERED_VERSION),
+    }
+}
+
+/// Whether the version a server answered is one this client speaks: a known revision no
+/// newer than [`NEWEST_VERSION`] (2024-11-05 through 2026-07-28).
 pub(crate) fn speaks(version: &ProtocolVersion) -> bool {
-    ProtocolVersion::KNOWN_VERSIONS.contains(version)
-        && version.has_initialize()
-        && version.as_str() <= OFFERED_VERSION.as_str()
+    ProtocolVersion::KNOWN_VERSIONS.contains(version) && version.as_str() <= NEWEST_VERSION.as_str()
 }

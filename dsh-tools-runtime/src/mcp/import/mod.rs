@@ -2,6 +2,7 @@
 
 mod call;
 mod client;
+mod listen;
 mod names;
 mod sync;
 mod tap;
@@ -11,7 +12,9 @@ use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use dsh_tools::Loading;
-use rmcp::service::{RoleClient, RunningService};
+use rmcp::service::{
+    ClientInitializeError, ClientLifecycleMode, ClientServiceExt as _, RoleClient, RunningService,
+};
 use rmcp::transport::IntoTransport;
 use rmcp::transport::StreamableHttpClientTransport;
 use tokio::io::{AsyncRead, AsyncWrite};
@@ -138,9 +141,33 @@ impl McpImport {
         url: &str,
     ) -> Result<McpConnection, McpError> {
         let claim = self.claim(server_name)?;
-        let transport = StreamableHttpClientTransport::from_uri(url.to_owned());
-        self.connect(claim, server_name, transport, TaskSupport::default(), None)
+        let handler = ImportClient::default();
+        let transport = || StreamableHttpClientTransport::from_uri(url.to_owned());
+        let service = match handler
+            .clone()
+            .serve_with_lifecycle(transport(), client::lifecycle())
             .await
+        {
+            // A server of an older revision that answers `server/discover` with a result
+            // rather than an error: a new connection with the `initialize` handshake.
+            Err(ClientInitializeError::ExpectedInitResult(_)) => {
+                handler
+                    .clone()
+                    .serve_with_lifecycle(transport(), ClientLifecycleMode::Initialize)
+                    .await
+            }
+            started => started,
+        }
+        .map_err(|e| connect_error(server_name, &e))?;
+        self.finish(
+            claim,
+            server_name,
+            handler,
+            service,
+            TaskSupport::default(),
+            None,
+        )
+        .await
     }
 
     /// Speaks MCP over any byte stream pair (newline-delimited JSON-RPC), e.g. an in-process
@@ -183,18 +210,33 @@ impl McpImport {
         T: IntoTransport<RoleClient, E, A>,
         E: std::error::Error + Send + Sync + 'static,
     {
-        let client = ImportClient::default();
-        let list_changed = Arc::clone(&client.list_changed);
-        let progress = client.progress.clone();
-        let service =
-            rmcp::serve_client(client, transport)
-                .await
-                .map_err(|e| McpError::Connect {
-                    server: server_name.to_owned(),
-                    message: e.to_string(),
-                })?;
-        // Negotiation: the server answers the offered version or an older one it speaks; a
-        // version this client does not speak ends the connection.
+        let handler = ImportClient::default();
+        let service = handler
+            .clone()
+            .serve_with_lifecycle(transport, client::lifecycle())
+            .await
+            .map_err(|e| connect_error(server_name, &e))?;
+        self.finish(claim, server_name, handler, service, task_support, child)
+            .await
+    }
+
+    /// Checks the negotiated version and loads the tools of a started connection.
+    async fn finish(
+        &self,
+        claim: NameClaim,
+        server_name: &str,
+        handler: ImportClient,
+        service: RunningService<RoleClient, ImportClient>,
+        task_support: TaskSupport,
+        child: Option<tokio::process::Child>,
+    ) -> Result<McpConnection, McpError> {
+        let ImportClient {
+            list_changed,
+            progress,
+        } = handler;
+        // Negotiation: the server answers `server/discover` (2026-07-28) or, when it is older,
+        // `initialize` with the offered version or an older one it speaks; a version this
+        // client does not speak ends the connection.
         let version = service
             .peer()
             .peer_info()
@@ -205,7 +247,7 @@ impl McpImport {
                 server: server_name.to_owned(),
                 message: format!(
                     "the server answered protocol version {version}; this client speaks 2024-11-05 through {}",
-                    client::OFFERED_VERSION
+                    client::NEWEST_VERSION
                 ),
             });
         }
@@ -228,12 +270,29 @@ impl McpImport {
             task_support,
             self.loading,
         ));
+        let peer = service.peer().clone();
+        let subscription = if listen::needed(&peer) {
+            listen::open(&peer, server_name).await
+        } else {
+            None
+        };
         if let Err(error) = syncer.sync().await {
             syncer.close();
             let _ = service.cancel().await;
             return Err(error);
         }
-        let worker = tokio::spawn(resync_worker(Arc::downgrade(&syncer), list_changed));
+        let resync = resync_worker(Arc::downgrade(&syncer), Arc::clone(&list_changed));
+        let server = server_name.to_owned();
+        let worker = tokio::spawn(async move {
+            match subscription {
+                Some(subscription) => {
+                    let changes =
+                        listen::tool_list_changes(peer, subscription, list_changed, server);
+                    tokio::join!(resync, changes);
+                }
+                None => resync.await,
+            }
+        });
         Ok(McpConnection {
             syncer,
             service: Some(service),
@@ -241,6 +300,14 @@ impl McpImport {
             child,
             _claim: claim,
         })
+    }
+}
+
+/// The error of a failed handshake.
+fn connect_error(server_name: &str, error: &ClientInitializeError) -> McpError {
+    McpError::Connect {
+        server: server_name.to_owned(),
+        message: error.to_string(),
     }
 }
 
