@@ -1,6 +1,6 @@
 //! The JSON boundary: JavaScript-compatible number formatting, string escaping, stringification,
-//! pretty rendering, ordering, equality and the lossless-JSON rules (`docs/CONTRACTS.md`,
-//! "Numbers", "JSON values").
+//! canonical JSON (RFC 8785), pretty rendering, ordering, equality and the lossless-JSON rules
+//! (`docs/CONTRACTS.md`, "Numbers", "JSON values").
 //!
 //! Every traversal is iterative, so 5,000-deep values never overflow the stack.
 //!
@@ -27,4 +27,4 @@ pub use number::{
 };
 pub use order::{collapse_js_whitespace, is_js_whitespace, utf16_cmp};
 pub use pretty::{render_pretty, render_value_text};
-pub use stringify::{js_stringify, write_js_stringify};
+pub use stringify::{canonical_json, js_stringify, write_canonical_json, write_js_stringify};

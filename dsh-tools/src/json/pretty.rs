@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::stringify::write_json;
+use super::stringify::{KeyOrder, write_json};
 
 /// Containers at this depth (root = 0) or deeper render compact: their children would be
 /// indented past ten characters.
@@ -26,7 +26,7 @@ const COMPACT_DEPTH: usize = 5;
 /// ```
 pub fn render_pretty(v: &Value) -> String {
     let mut out = String::new();
-    write_json(&mut out, v, COMPACT_DEPTH);
+    write_json(&mut out, v, COMPACT_DEPTH, KeyOrder::JavaScript);
     out
 }
 

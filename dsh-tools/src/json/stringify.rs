@@ -1,10 +1,11 @@
-//! JavaScript `JSON.stringify` (compact) and the shared iterative JSON writer.
+//! JavaScript `JSON.stringify` (compact), canonical JSON (RFC 8785) and the shared iterative
+//! JSON writer.
 
 use serde_json::{Value, map};
 
 use super::escape::write_json_quote;
 use super::number::write_js_number_of;
-use super::order::array_index;
+use super::order::{array_index, utf16_cmp};
 
 /// Renders a value exactly as JavaScript `JSON.stringify(value)` does (compact form).
 ///
@@ -23,7 +24,7 @@ use super::order::array_index;
 /// ```
 pub fn js_stringify(v: &Value) -> String {
     let mut out = String::new();
-    write_json(&mut out, v, 0);
+    write_json(&mut out, v, 0, KeyOrder::JavaScript);
     out
 }
 
@@ -35,7 +36,44 @@ pub fn js_stringify(v: &Value) -> String {
 /// assert_eq!(out, "one of [\"a\",\"b\"]");
 /// ```
 pub fn write_js_stringify(out: &mut String, v: &Value) {
-    write_json(out, v, 0);
+    write_json(out, v, 0, KeyOrder::JavaScript);
+}
+
+/// Renders a value in the JSON Canonicalization Scheme (RFC 8785): [`js_stringify`] with every
+/// object's keys sorted by their UTF-16 code units. Two values that are equal as JSON (the same
+/// keys in any order, `1.0` and `1`) render to the same text, so it is what a digest or a
+/// signature of a value covers. Iterative: 5,000-deep values are fine.
+///
+/// ```
+/// use dsh_tools::json::canonical_json;
+/// use serde_json::json;
+/// assert_eq!(canonical_json(&json!({"b": [1.0, {"y": 1, "x": 2}], "a": "é"})), r#"{"a":"é","b":[1,{"x":2,"y":1}]}"#);
+/// assert_eq!(canonical_json(&json!({"b": 1, "10": 2, "2": 3})), r#"{"10":2,"2":3,"b":1}"#);
+/// ```
+pub fn canonical_json(v: &Value) -> String {
+    let mut out = String::new();
+    write_json(&mut out, v, 0, KeyOrder::Canonical);
+    out
+}
+
+/// Appends [`canonical_json`]`(v)` to `out`.
+///
+/// ```
+/// let mut out = String::from("digest of ");
+/// dsh_tools::json::write_canonical_json(&mut out, &serde_json::json!({"b": 2, "a": 1}));
+/// assert_eq!(out, r#"digest of {"a":1,"b":2}"#);
+/// ```
+pub fn write_canonical_json(out: &mut String, v: &Value) {
+    write_json(out, v, 0, KeyOrder::Canonical);
+}
+
+/// The order in which an object's keys are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum KeyOrder {
+    /// JavaScript's enumeration order (see [`js_stringify`]).
+    JavaScript,
+    /// Sorted by UTF-16 code units (RFC 8785, see [`canonical_json`]).
+    Canonical,
 }
 
 /// One open container of the writer.
@@ -52,16 +90,21 @@ enum Frame<'a> {
     },
 }
 
-/// An object's entries in JavaScript's enumeration order (see [`js_stringify`]).
+/// An object's entries in a [`KeyOrder`].
 enum Entries<'a> {
-    /// No array-index key: insertion order, without a copy.
+    /// JavaScript's order with no array-index key: insertion order, without a copy.
     Inserted(map::Iter<'a>),
-    /// Array-index keys first.
+    /// Array-index keys first (JavaScript), or all keys sorted (canonical).
     Reordered(std::vec::IntoIter<(&'a String, &'a Value)>),
 }
 
 impl<'a> Entries<'a> {
-    fn of(map: &'a map::Map<String, Value>) -> Self {
+    fn of(map: &'a map::Map<String, Value>, order: KeyOrder) -> Self {
+        if order == KeyOrder::Canonical {
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_by(|(a, _), (b, _)| utf16_cmp(a, b));
+            return Entries::Reordered(entries.into_iter());
+        }
         if !map.keys().any(|key| array_index(key).is_some()) {
             return Entries::Inserted(map.iter());
         }
@@ -90,8 +133,9 @@ fn push_indent(out: &mut String, depth: usize) {
 }
 
 /// Writes `v` as JSON: containers at depth `>= compact_from` (root = depth 0) and all their
-/// descendants compact, shallower ones with 2-space indentation (`"key": value`, `,\n`).
-pub(crate) fn write_json(out: &mut String, v: &Value, compact_from: usize) {
+/// descendants compact, shallower ones with 2-space indentation (`"key": value`, `,\n`);
+/// object keys in `order`.
+pub(crate) fn write_json(out: &mut String, v: &Value, compact_from: usize, order: KeyOrder) {
     let mut stack: Vec<Frame<'_>> = Vec::new();
     let mut next: Option<(&Value, usize, bool)> = Some((v, 0, false));
     loop {
@@ -123,7 +167,7 @@ pub(crate) fn write_json(out: &mut String, v: &Value, compact_from: usize) {
                 }
                 Value::Object(map) => {
                     out.push('{');
-                    let mut entries = Entries::of(map);
+                    let mut entries = Entries::of(map, order);
                     if let Some((key, first)) = entries.next() {
                         if !compact {
                             out.push('\n');
@@ -216,6 +260,36 @@ mod tests {
             "[18446744073709552000,-1,2.5]"
         );
         assert_eq!(js_stringify(&json!("\u{7f}\u{1}")), "\"\u{7f}\\u0001\"");
+    }
+
+    /// RFC 8785's key-sorting example (§3.2.3): keys compare by UTF-16 code units, so the
+    /// astral `😀` (a surrogate pair, 0xD83D…) sorts before `\u{fb33}` though its code point is
+    /// larger; numbers print as JavaScript prints them.
+    #[test]
+    fn canonical_json_follows_rfc_8785() {
+        let value = json!({"\u{20ac}": "Euro", "\r": "CR", "\u{fb33}": "Hebrew",
+            "1": "One", "\u{1f600}": "Emoji", "\u{80}": "Control", "\u{f6}": "Latin"});
+        let keys: Vec<String> = canonical_json(&value)
+            .trim_matches(|c| c == '{' || c == '}')
+            .split(',')
+            .map(|pair| pair.split(':').nth(1).unwrap_or_default().to_owned())
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                "\"CR\"",
+                "\"One\"",
+                "\"Control\"",
+                "\"Latin\"",
+                "\"Euro\"",
+                "\"Emoji\"",
+                "\"Hebrew\""
+            ]
+        );
+        assert_eq!(
+            canonical_json(&json!({"n": [1e21, 1.0, -0.0, 5e-7]})),
+            r#"{"n":[1e+21,1,0,5e-7]}"#
+        );
     }
 
     #[test]
