@@ -5,8 +5,10 @@
 //! carries nothing else). With `--http ADDR` (e.g. `127.0.0.1:0` for a free port; loopback is
 //! the sensible choice) it serves streamable HTTP, prints `{"url":"http://ADDR/mcp"}` on stdout
 //! once it listens, and serves until the process is stopped. Calls run through the full
-//! pipeline: tools that can change the machine ask for approval, which a stdio server cannot
-//! get from a terminal (the call is refused) unless `--yes` approves. `--auth-issuer` makes the
+//! pipeline: tools that can change the machine ask for approval — of the client's user when the
+//! client can elicit (an input-required result, or `elicitation/create` in an older session);
+//! otherwise the call is refused, as a server has no terminal to ask at — unless `--yes`
+//! approves every call without asking. `--auth-issuer` makes the
 //! HTTP server require OAuth bearer tokens (`mcp_auth`); a bind other than loopback requires it
 //! (or `--insecure-no-auth`).
 
@@ -44,7 +46,8 @@ pub struct McpServeArgs {
     /// Serve streamable HTTP on this address (e.g. 127.0.0.1:8080) instead of stdio.
     #[arg(long, value_name = "ADDR")]
     pub http: Option<SocketAddr>,
-    /// Approve tool calls that ask for approval (writes, shell commands).
+    /// Approve tool calls that ask for approval (writes, shell commands) without asking anyone,
+    /// the client's user included.
     #[arg(long)]
     pub yes: bool,
     /// MCP servers whose tools are served too.
@@ -73,7 +76,10 @@ pub(super) fn run(args: McpArgs) -> Result<Report, CliError> {
     let registry = host_registry(args.yes)?;
     runtime.block_on(async {
         let _imports = args.mcp.import(&registry).await?;
-        let mut server = McpServer::new(&registry).with_http_limits(args.limits.limits());
+        // `--yes` approves without asking anyone, the client's user included.
+        let mut server = McpServer::new(&registry)
+            .with_http_limits(args.limits.limits())
+            .client_approval(!args.yes);
         if let Some(auth) = auth {
             server = server.with_auth(auth);
         }

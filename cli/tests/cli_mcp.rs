@@ -11,6 +11,7 @@ use std::io::{BufRead as _, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use dsh_tools_runtime::mcp::rmcp;
 use serde_json::Value;
 
 const BIN: &str = env!("CARGO_BIN_EXE_dsh-tools");
@@ -268,4 +269,93 @@ fn a_bad_mcp_flag_is_a_clear_error() {
         support::dsh_tools(dir.path(), &["list", "--mcp", "/nonexistent/server"], "");
     assert_eq!(code, 2);
     assert!(stderr.starts_with("dsh-tools: --mcp \"/nonexistent/server\": mcp-client(s1): cannot start the server process: "), "{stderr}");
+}
+
+/// The client's user of the approval tests: answers each elicitation with `approve` and
+/// remembers the question.
+#[derive(Clone)]
+struct User {
+    approve: bool,
+    asked: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl rmcp::ClientHandler for User {
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        let capabilities = serde_json::json!({"elicitation": {"form": {}}});
+        rmcp::model::ClientConfig::new(
+            serde_json::from_value(capabilities).unwrap(),
+            rmcp::model::Implementation::new("user", "1"),
+        )
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: rmcp::model::ElicitRequestParams,
+        _context: rmcp::service::RequestContext<rmcp::service::RoleClient>,
+    ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
+        if let rmcp::model::ElicitRequestParams::FormElicitationParams { message, .. } = request {
+            self.asked.lock().unwrap().push(message);
+        }
+        Ok(
+            rmcp::model::ElicitResult::new(rmcp::model::ElicitationAction::Accept)
+                .with_content(serde_json::json!({"approve": self.approve})),
+        )
+    }
+}
+
+/// `write_file` through `dsh-tools mcp serve [flags]` (stdio) from a 2026-07-28 client whose
+/// user answers `approve`: what the user was asked, and whether the file was written.
+async fn write_through_serve(flags: &[&str], approve: bool) -> (Vec<String>, bool) {
+    use rmcp::service::ClientServiceExt as _;
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = tokio::process::Command::new(BIN)
+        .args(["mcp", "serve"])
+        .args(flags)
+        .current_dir(dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let transport = (child.stdout.take().unwrap(), child.stdin.take().unwrap());
+    let user = User {
+        approve,
+        asked: std::sync::Arc::default(),
+    };
+    let lifecycle = rmcp::service::ClientLifecycleMode::Discover {
+        preferred_versions: vec![rmcp::model::ProtocolVersion::V_2026_07_28],
+    };
+    let client = user
+        .clone()
+        .serve_with_lifecycle(transport, lifecycle)
+        .await
+        .unwrap();
+    let arguments = serde_json::json!({"path": "out.txt", "content": "x"});
+    let call = rmcp::model::CallToolRequestParams::new("write_file")
+        .with_arguments(arguments.as_object().cloned().unwrap());
+    client.call_tool(call).await.unwrap();
+    drop(client);
+    let written = dir.path().join("out.txt").exists();
+    let asked = user.asked.lock().unwrap().clone();
+    (asked, written)
+}
+
+#[tokio::test]
+async fn mcp_serve_asks_the_clients_user_before_a_write() {
+    let (asked, written) = write_through_serve(&[], true).await;
+    assert_eq!(
+        asked,
+        [
+            "Allow the tool \"write_file\" to run (out.txt)? It asks because it can change files \
+          or run commands."
+        ]
+    );
+    assert!(written);
+    let (asked, written) = write_through_serve(&[], false).await;
+    assert_eq!(asked.len(), 1);
+    assert!(!written, "the user said no");
+    // `--yes` approves without asking anyone.
+    let (asked, written) = write_through_serve(&["--yes"], false).await;
+    assert!(asked.is_empty());
+    assert!(written);
 }

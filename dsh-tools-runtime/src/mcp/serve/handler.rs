@@ -14,6 +14,7 @@ use serde_json::Value;
 
 use crate::mcp::progress::ClientProgress;
 
+use super::approval::ClientApprovals;
 use super::wire::{declares_object_output, mcp_result, mcp_tool};
 use crate::registry::ToolRegistry;
 
@@ -27,6 +28,9 @@ pub(crate) struct RegistryHandler {
     pub(crate) agent: ScopeId,
     pub(crate) info: Arc<Implementation>,
     pub(crate) calls: Arc<AtomicU64>,
+    /// Approval asked of the client's user, for the calls whose client can elicit (`None`:
+    /// the registry's approval service answers every call).
+    pub(crate) approvals: Option<Arc<ClientApprovals>>,
 }
 
 impl RegistryHandler {
@@ -75,12 +79,21 @@ impl ServerHandler for RegistryHandler {
             ));
         }
         let n = self.calls.fetch_add(1, Ordering::Relaxed) + 1;
+        let call_id = format!("mcp-{n}");
+        // An `ask` of this call goes to the client's user when it can elicit; a retry carries
+        // the answer, verified before anything runs.
+        let pending = self
+            .approvals
+            .as_ref()
+            .map(|approvals| approvals.prepare(&call_id, &request, &context))
+            .transpose()
+            .map_err(|e| rmcp::ErrorData::invalid_params(e.to_string(), None))?;
         let arguments = request
             .arguments
+            .clone()
             .map(Value::Object)
             .unwrap_or_else(|| Value::Object(Default::default()));
-        let mut input =
-            ToolExecutionInput::new(format!("mcp-{n}"), request.name.to_string(), arguments);
+        let mut input = ToolExecutionInput::new(call_id, request.name.to_string(), arguments);
         input.agent = Some(self.agent);
         // `notifications/cancelled` for this request cancels `context.ct`.
         input.cancel = context.ct.child_token();
@@ -101,6 +114,9 @@ impl ServerHandler for RegistryHandler {
         let result = self.registry.execute(input).await;
         if let Some(progress) = progress {
             progress.flush().await;
+        }
+        if let Some(input_required) = pending.and_then(|pending| pending.finish(&request)) {
+            return Ok(CallToolResponse::InputRequired(input_required));
         }
         Ok(CallToolResponse::Complete(mcp_result(&result, structured)))
     }

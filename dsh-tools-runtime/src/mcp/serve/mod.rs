@@ -1,6 +1,7 @@
 //! Serve: a registry (or one scope's view of it) as an MCP server.
 
 mod accept;
+mod approval;
 mod auth;
 mod gate;
 mod handler;
@@ -16,6 +17,7 @@ use std::sync::atomic::AtomicU64;
 use rmcp::model::Implementation;
 use tokio::io::{AsyncRead, AsyncWrite};
 
+use self::approval::ClientApprovals;
 pub use self::auth::{McpAuth, ScopeMap};
 use self::handler::RegistryHandler;
 pub use self::http::McpHttpServer;
@@ -67,6 +69,7 @@ pub struct McpServer {
     allowed_origins: Vec<String>,
     http_limits: HttpLimits,
     auth: Option<McpAuth>,
+    client_approval: bool,
 }
 
 impl McpServer {
@@ -79,6 +82,7 @@ impl McpServer {
             allowed_origins: Vec::new(),
             http_limits: HttpLimits::default(),
             auth: None,
+            client_approval: true,
         }
     }
 
@@ -122,6 +126,15 @@ impl McpServer {
         self
     }
 
+    /// Whether a call that asks for approval asks the client's user when the client can
+    /// elicit (default `true`): by an input-required result at 2026-07-28, by
+    /// `elicitation/create` in an older session (`docs/CONTRACTS.md`, "Approval over MCP").
+    /// With `false`, or a client that cannot elicit, the registry's approval service answers.
+    pub fn client_approval(mut self, ask_the_client: bool) -> Self {
+        self.client_approval = ask_the_client;
+        self
+    }
+
     fn handler(&self) -> RegistryHandler {
         let (view, agent) = match &self.scope {
             Some(scope) => (Some(scope.id()), scope.id()),
@@ -133,6 +146,9 @@ impl McpServer {
             agent,
             info: Arc::new(self.info.clone()),
             calls: Arc::new(AtomicU64::new(0)),
+            approvals: self
+                .client_approval
+                .then(|| ClientApprovals::install(&self.registry, agent)),
         }
     }
 
