@@ -3,7 +3,7 @@
 //! Layout: one file per record, named by the SHA-256 of its id (any id is a safe file name):
 //! `run/<h>`, `spent/<h>`, `approval/<h>`, `task/<h>`, `entry/<h(run)>/<h(index)>`,
 //! `intent/<h(run)>/<h(call)>`, and `open/<h(run)>` while a run is unfinished. A file holds
-//! `<expiry ms or ->\n<id>\n<sealed record>`. Every change holds an exclusive lock on `.lock`
+//! `<expiry ms or ->\n<id as a JSON string>\n<sealed record>`. Every change holds an exclusive lock on `.lock`
 //! while it checks and writes, and writes by rename of a synced temporary file: a crash leaves
 //! the old record or the new one, never half of one.
 
@@ -139,7 +139,7 @@ impl Dir {
         };
         Ok(Some(Record {
             expires: expires.parse().ok(),
-            id: id.to_owned(),
+            id: serde_json::from_str(id).unwrap_or_default(),
             value: value.to_owned(),
         }))
     }
@@ -156,6 +156,7 @@ impl Dir {
         fs::create_dir_all(parent)?;
         let expires = expires.map_or_else(|| "-".to_owned(), |ms| ms.to_string());
         let mut tmp = tempfile_in(&self.root.join("tmp"))?;
+        let id = serde_json::to_string(id).map_err(io::Error::other)?;
         tmp.1
             .write_all(format!("{expires}\n{id}\n{value}").as_bytes())?;
         tmp.1.sync_all()?;

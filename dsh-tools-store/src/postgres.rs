@@ -104,7 +104,10 @@ fn unavailable(error: impl std::fmt::Display) -> StoreError {
 fn db_error(error: tokio_postgres::Error) -> StoreError {
     match error.as_db_error() {
         Some(db) => unavailable(format!("{}: {}", db.code().code(), db.message())),
-        None => unavailable(error),
+        None => match std::error::Error::source(&error) {
+            Some(source) => unavailable(format!("{error}: {source}")),
+            None => unavailable(error),
+        },
     }
 }
 
@@ -162,7 +165,7 @@ async fn migrate(client: &mut Object) -> Result<(), StoreError> {
             supported: PostgresStore::SCHEMA_VERSION,
         });
     }
-    for (version, sql) in (1..)
+    for (version, sql) in (1_i64..)
         .zip(MIGRATIONS)
         .skip(usize::try_from(found).unwrap_or(0))
     {
