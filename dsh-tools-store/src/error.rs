@@ -143,6 +143,20 @@ impl StoreError {
     }
 }
 
+/// An error and its sources, each said once (`error connecting to server: Connection refused`).
+pub(crate) fn describe(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let said = cause.to_string();
+        if !text.contains(&said) {
+            text = format!("{text}: {said}");
+        }
+        source = cause.source();
+    }
+    text
+}
+
 /// Milliseconds since the Unix epoch (0 before it; saturating far after).
 pub(crate) fn unix_ms(time: SystemTime) -> i64 {
     time.duration_since(SystemTime::UNIX_EPOCH)

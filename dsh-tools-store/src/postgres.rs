@@ -12,6 +12,7 @@ use tokio_postgres::NoTls;
 use crate::StoreError;
 use crate::backend::{Backend, Child, ChildInsert, Coll, Pair};
 use crate::core::{Core, forward_store};
+use crate::error::describe;
 use crate::seal::StoreKey;
 
 /// The migrations, in order: version `i + 1` is `MIGRATIONS[i]`.
@@ -95,19 +96,19 @@ pub(crate) struct PostgresBackend {
     migrated: OnceCell<()>,
 }
 
-fn unavailable(error: impl std::fmt::Display) -> StoreError {
-    StoreError::unavailable("postgres", error)
+fn unavailable(error: impl std::error::Error + 'static) -> StoreError {
+    StoreError::unavailable("postgres", describe(&error))
 }
 
 /// The driver's error with the server's message when there is one (`db error` alone says
-/// nothing).
+/// nothing), or with its causes (`error connecting to server: Connection refused`).
 fn db_error(error: tokio_postgres::Error) -> StoreError {
     match error.as_db_error() {
-        Some(db) => unavailable(format!("{}: {}", db.code().code(), db.message())),
-        None => match std::error::Error::source(&error) {
-            Some(source) => unavailable(format!("{error}: {source}")),
-            None => unavailable(error),
-        },
+        Some(db) => StoreError::unavailable(
+            "postgres",
+            format!("{}: {}", db.code().code(), db.message()),
+        ),
+        None => unavailable(error),
     }
 }
 

@@ -132,7 +132,7 @@ pub(crate) struct RedisBackend {
 }
 
 fn unavailable(error: redis::RedisError) -> StoreError {
-    StoreError::unavailable("redis", error)
+    StoreError::unavailable("redis", crate::error::describe(&error))
 }
 
 impl RedisBackend {

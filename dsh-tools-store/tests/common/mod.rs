@@ -8,25 +8,25 @@ use std::sync::Arc;
 use dsh_tools_store::{DurableStore, FileStore, MemoryStore, PostgresStore, RedisStore, StoreKey};
 
 /// A store under test and what keeps it alive (its directory).
-pub struct TestStore {
-    pub store: Arc<dyn DurableStore>,
-    pub dir: Option<tempfile::TempDir>,
+pub(crate) struct TestStore {
+    pub(crate) store: Arc<dyn DurableStore>,
+    pub(crate) dir: Option<tempfile::TempDir>,
     /// The Redis key prefix or the run-id prefix that keeps this test's records apart.
-    pub prefix: String,
+    pub(crate) prefix: String,
 }
 
 /// A fresh random id fragment.
-pub fn unique(label: &str) -> String {
+pub(crate) fn unique(label: &str) -> String {
     let mut bytes = [0u8; 8];
     getrandom::fill(&mut bytes).unwrap();
     format!("{label}-{}", hex(&bytes))
 }
 
-pub fn hex(bytes: &[u8]) -> String {
+pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-pub fn unhex(text: &str) -> Vec<u8> {
+pub(crate) fn unhex(text: &str) -> Vec<u8> {
     (0..text.len())
         .step_by(2)
         .map(|i| u8::from_str_radix(&text[i..i + 2], 16).unwrap())
@@ -34,7 +34,7 @@ pub fn unhex(text: &str) -> Vec<u8> {
 }
 
 /// The URL in `var`. Missing: a failure under `CI`, a skip (with the reason) otherwise.
-pub fn server_url(var: &str) -> Option<String> {
+pub(crate) fn server_url(var: &str) -> Option<String> {
     match std::env::var(var) {
         Ok(url) if !url.is_empty() => Some(url),
         _ if std::env::var_os("CI").is_some() => {
@@ -47,7 +47,7 @@ pub fn server_url(var: &str) -> Option<String> {
     }
 }
 
-pub fn memory() -> TestStore {
+pub(crate) fn memory() -> TestStore {
     TestStore {
         store: Arc::new(MemoryStore::new(StoreKey::generate())),
         dir: None,
@@ -55,7 +55,7 @@ pub fn memory() -> TestStore {
     }
 }
 
-pub fn file() -> TestStore {
+pub(crate) fn file() -> TestStore {
     let dir = tempfile::tempdir().unwrap();
     TestStore {
         store: Arc::new(FileStore::open(dir.path(), StoreKey::generate()).unwrap()),
@@ -64,11 +64,11 @@ pub fn file() -> TestStore {
     }
 }
 
-pub fn postgres() -> Option<TestStore> {
+pub(crate) fn postgres() -> Option<TestStore> {
     postgres_with(StoreKey::generate())
 }
 
-pub fn postgres_with(key: StoreKey) -> Option<TestStore> {
+pub(crate) fn postgres_with(key: StoreKey) -> Option<TestStore> {
     let url = server_url("DSH_TEST_POSTGRES_URL")?;
     Some(TestStore {
         store: Arc::new(PostgresStore::new(&url, key).unwrap()),
@@ -77,11 +77,11 @@ pub fn postgres_with(key: StoreKey) -> Option<TestStore> {
     })
 }
 
-pub fn redis() -> Option<TestStore> {
+pub(crate) fn redis() -> Option<TestStore> {
     redis_with(StoreKey::generate(), &unique("redis"))
 }
 
-pub fn redis_with(key: StoreKey, prefix: &str) -> Option<TestStore> {
+pub(crate) fn redis_with(key: StoreKey, prefix: &str) -> Option<TestStore> {
     let url = server_url("DSH_TEST_REDIS_URL")?;
     Some(TestStore {
         store: Arc::new(RedisStore::with_prefix(&url, key, &format!("{prefix}:")).unwrap()),
@@ -91,7 +91,7 @@ pub fn redis_with(key: StoreKey, prefix: &str) -> Option<TestStore> {
 }
 
 /// Runs `scripts/services <command> $DSH_TEST_SERVICES_DIR` (stop or start one server).
-pub fn services(command: &str) {
+pub(crate) fn services(command: &str) {
     let dir = std::env::var("DSH_TEST_SERVICES_DIR")
         .expect("DSH_TEST_SERVICES_DIR (set by scripts/services start)");
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../scripts/services");
@@ -100,7 +100,7 @@ pub fn services(command: &str) {
 }
 
 /// A plain client on the test PostgreSQL server (to alter rows behind the store's back).
-pub async fn postgres_client(url: &str) -> tokio_postgres::Client {
+pub(crate) async fn postgres_client(url: &str) -> tokio_postgres::Client {
     let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
         .await
         .unwrap();
@@ -109,7 +109,7 @@ pub async fn postgres_client(url: &str) -> tokio_postgres::Client {
 }
 
 /// A plain connection to the test Redis server.
-pub async fn redis_connection(url: &str) -> redis::aio::MultiplexedConnection {
+pub(crate) async fn redis_connection(url: &str) -> redis::aio::MultiplexedConnection {
     redis::Client::open(url)
         .unwrap()
         .get_multiplexed_async_connection()
