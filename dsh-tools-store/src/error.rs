@@ -144,6 +144,7 @@ impl StoreError {
 }
 
 /// An error and its sources, each said once (`error connecting to server: Connection refused`).
+#[cfg(any(feature = "postgres", feature = "redis"))]
 pub(crate) fn describe(error: &(dyn std::error::Error + 'static)) -> String {
     let mut text = error.to_string();
     let mut source = error.source();
