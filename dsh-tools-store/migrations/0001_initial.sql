@@ -20,6 +20,12 @@ CREATE TABLE dsh_store_intents (
     value TEXT NOT NULL,
     PRIMARY KEY (run_id, id)
 );
+CREATE TABLE dsh_store_checkpoints (
+    run_id TEXT NOT NULL REFERENCES dsh_store_runs (id) ON DELETE CASCADE,
+    id TEXT NOT NULL,
+    value TEXT NOT NULL,
+    PRIMARY KEY (run_id, id)
+);
 CREATE TABLE dsh_store_spent (
     id TEXT PRIMARY KEY,
     value TEXT NOT NULL,

@@ -30,6 +30,7 @@ impl Coll {
 pub(crate) enum Child {
     Entry,
     Intent,
+    Checkpoint,
 }
 
 impl Child {
@@ -37,6 +38,7 @@ impl Child {
         match self {
             Self::Entry => "entry",
             Self::Intent => "intent",
+            Self::Checkpoint => "checkpoint",
         }
     }
 }

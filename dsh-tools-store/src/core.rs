@@ -10,8 +10,8 @@ use crate::backend::{Backend, Child, ChildInsert, Coll};
 use crate::error::unix_ms;
 use crate::seal::Kind;
 use crate::{
-    Approval, ArgsDigest, Intent, IntentRecord, JournalRecord, RunInfo, StoreError, StoreKey,
-    TaskRecord, TaskStatus,
+    Approval, ArgsDigest, Checkpoint, Completion, Finished, Intent, IntentRecord, JournalRecord,
+    RunInfo, StoreError, StoreKey, TaskRecord, TaskStatus,
 };
 
 /// Longest id the stores accept, in bytes.
@@ -20,6 +20,9 @@ pub const MAX_ID_BYTES: usize = 1024;
 /// How long a store keeps an expired approval (so that a lookup says `APPROVAL_EXPIRED`
 /// rather than nothing), in milliseconds.
 const APPROVAL_GRACE_MS: i64 = 24 * 60 * 60 * 1000;
+
+/// The id of a run's one checkpoint record.
+const LATEST: &str = "latest";
 
 /// How often a compare-and-swap that lost a race is retried before the store reports it.
 const SWAP_TRIES: usize = 16;
@@ -85,7 +88,7 @@ impl<B: Backend> Core<B> {
             id: run.into(),
             meta: meta.clone(),
             created_at: crate::error::from_unix_ms(now()),
-            outcome: None,
+            finished: None,
         };
         let sealed = self.key.seal(Kind::Run, &[run], &info);
         if self.backend.begin_run(run, &sealed).await? {
@@ -148,10 +151,13 @@ impl<B: Backend> Core<B> {
     pub(crate) async fn finish_run(&self, run: &str, outcome: &Value) -> Result<bool, StoreError> {
         for _ in 0..SWAP_TRIES {
             let (sealed, mut info) = self.sealed_run(run).await?;
-            if info.outcome.is_some() {
+            if info.finished.is_some() {
                 return Ok(false);
             }
-            info.outcome = Some(outcome.clone());
+            info.finished = Some(Finished {
+                at: SystemTime::now(),
+                outcome: outcome.clone(),
+            });
             let new = self.key.seal(Kind::Run, &[run], &info);
             if self.backend.finish_run(run, &sealed, &new).await? {
                 return Ok(true);
@@ -164,12 +170,71 @@ impl<B: Backend> Core<B> {
         let mut runs = Vec::new();
         for (run, sealed) in self.backend.open_runs().await? {
             let info = self.open_run(&run, &sealed)?;
-            if info.outcome.is_none() {
+            if info.finished.is_none() {
                 runs.push(info);
             }
         }
         runs.sort_by(|a, b| a.created_at.cmp(&b.created_at).then(a.id.cmp(&b.id)));
         Ok(runs)
+    }
+
+    pub(crate) async fn save_checkpoint(
+        &self,
+        run: &str,
+        step: u64,
+        state: &Value,
+    ) -> Result<bool, StoreError> {
+        let checkpoint = Checkpoint {
+            step,
+            state: state.clone(),
+        };
+        let new = self.key.seal(Kind::Checkpoint, &[run], &checkpoint);
+        for _ in 0..SWAP_TRIES {
+            let (_, info) = self.sealed_run(run).await?;
+            if info.finished.is_some() {
+                return Err(StoreError::RunFinished { run: run.into() });
+            }
+            let Some((old, stored)) = self.sealed_checkpoint(run).await? else {
+                if self
+                    .insert_child(Child::Checkpoint, run, LATEST, &new)
+                    .await?
+                {
+                    return Ok(true);
+                }
+                continue;
+            };
+            if stored.step >= step {
+                return Ok(false);
+            }
+            if self
+                .backend
+                .swap_child(Child::Checkpoint, run, LATEST, &old, &new)
+                .await?
+            {
+                return Ok(true);
+            }
+        }
+        Err(self.busy("the checkpoint"))
+    }
+
+    async fn sealed_checkpoint(
+        &self,
+        run: &str,
+    ) -> Result<Option<(String, Checkpoint)>, StoreError> {
+        let Some(sealed) = self
+            .backend
+            .get_child(Child::Checkpoint, run, LATEST)
+            .await?
+        else {
+            return Ok(None);
+        };
+        let checkpoint = self.key.open(Kind::Checkpoint, &[run], &sealed)?;
+        Ok(Some((sealed, checkpoint)))
+    }
+
+    pub(crate) async fn checkpoint(&self, run: &str) -> Result<Option<Checkpoint>, StoreError> {
+        self.sealed_run(run).await?;
+        Ok(self.sealed_checkpoint(run).await?.map(|(_, c)| c))
     }
 
     pub(crate) async fn record_intent(
@@ -182,7 +247,7 @@ impl<B: Backend> Core<B> {
         let record = IntentRecord {
             intent: intent.clone(),
             recorded_at: SystemTime::now(),
-            result: None,
+            completed: None,
         };
         let sealed = self.key.seal(Kind::Intent, &[run, &intent.call], &record);
         self.insert_child(Child::Intent, run, &intent.call, &sealed)
@@ -218,10 +283,13 @@ impl<B: Backend> Core<B> {
                     call: call.into(),
                 })?;
             let mut record = self.open_intent(run, call, &sealed)?;
-            if record.result.is_some() {
+            if record.completed.is_some() {
                 return Ok(false);
             }
-            record.result = Some(result.clone());
+            record.completed = Some(Completion {
+                at: SystemTime::now(),
+                result: result.clone(),
+            });
             let new = self.key.seal(Kind::Intent, &[run, call], &record);
             if self
                 .backend
@@ -410,6 +478,20 @@ macro_rules! forward_store {
             }
             async fn unfinished_runs(&self) -> Result<Vec<$crate::RunInfo>, $crate::StoreError> {
                 self.core.unfinished_runs().await
+            }
+            async fn save_checkpoint(
+                &self,
+                run: &str,
+                step: u64,
+                state: &serde_json::Value,
+            ) -> Result<bool, $crate::StoreError> {
+                self.core.save_checkpoint(run, step, state).await
+            }
+            async fn checkpoint(
+                &self,
+                run: &str,
+            ) -> Result<Option<$crate::Checkpoint>, $crate::StoreError> {
+                self.core.checkpoint(run).await
             }
             async fn record_intent(
                 &self,

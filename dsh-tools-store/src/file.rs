@@ -2,10 +2,11 @@
 //!
 //! Layout: one file per record, named by the SHA-256 of its id (any id is a safe file name):
 //! `run/<h>`, `spent/<h>`, `approval/<h>`, `task/<h>`, `entry/<h(run)>/<h(index)>`,
-//! `intent/<h(run)>/<h(call)>`, and `open/<h(run)>` while a run is unfinished. A file holds
-//! `<expiry ms or ->\n<id as a JSON string>\n<sealed record>`. Every change holds an exclusive lock on `.lock`
-//! while it checks and writes, and writes by rename of a synced temporary file: a crash leaves
-//! the old record or the new one, never half of one.
+//! `intent/<h(run)>/<h(call)>`, `checkpoint/<h(run)>/<h("latest")>`, and `open/<h(run)>` while
+//! a run is unfinished. A file holds `<expiry ms or ->\n<id as a JSON string>\n<sealed
+//! record>`. Every change holds an exclusive lock on `.lock` while it checks and writes, and
+//! writes by rename of a synced temporary file: a crash leaves the old record or the new one,
+//! never half of one.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};

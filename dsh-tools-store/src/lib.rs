@@ -88,7 +88,10 @@ pub use file::FileStore;
 pub use memory::MemoryStore;
 #[cfg(feature = "postgres")]
 pub use postgres::PostgresStore;
-pub use record::{Approval, Intent, IntentRecord, JournalRecord, RunInfo, TaskRecord, TaskStatus};
+pub use record::{
+    Approval, Checkpoint, Completion, Finished, Intent, IntentRecord, JournalRecord, RunInfo,
+    TaskRecord, TaskStatus,
+};
 #[cfg(feature = "redis")]
 pub use redis::RedisStore;
 pub use seal::{MIN_KEY_BYTES, StoreKey};

@@ -125,6 +125,7 @@ fn child_table(child: Child) -> &'static str {
     match child {
         Child::Entry => "dsh_store_entries",
         Child::Intent => "dsh_store_intents",
+        Child::Checkpoint => "dsh_store_checkpoints",
     }
 }
 

@@ -17,9 +17,29 @@ pub struct RunInfo {
     /// When it began.
     #[serde(with = "ms")]
     pub created_at: SystemTime,
-    /// How it ended (`None` while it is unfinished).
+    /// How and when it ended (`None` while it is unfinished).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub outcome: Option<Value>,
+    pub finished: Option<Finished>,
+}
+
+/// How and when a run ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Finished {
+    /// When.
+    #[serde(with = "ms")]
+    pub at: SystemTime,
+    /// The outcome the host recorded (opaque to the store; `null` is an outcome too).
+    pub outcome: Value,
+}
+
+/// When a call completed, and its result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Completion {
+    /// When.
+    #[serde(with = "ms")]
+    pub at: SystemTime,
+    /// The call's result (opaque to the store; `null` is a result too).
+    pub result: Value,
 }
 
 /// One journal entry: the `index`th completed call of a run and what it settled with (opaque
@@ -30,6 +50,16 @@ pub struct JournalRecord {
     pub index: u64,
     /// The entry.
     pub entry: Value,
+}
+
+/// The latest checkpoint of a run: the state a runtime that snapshots (Python on Monty)
+/// resumes from, and the step it was taken at (later steps replace earlier ones).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Checkpoint {
+    /// The step it was taken at (the number of calls made, for instance).
+    pub step: u64,
+    /// The runtime's state: opaque to the store.
+    pub state: Value,
 }
 
 /// A write-ahead intent: a side-effecting call about to be dispatched.
@@ -54,9 +84,9 @@ pub struct IntentRecord {
     /// When it was recorded.
     #[serde(with = "ms")]
     pub recorded_at: SystemTime,
-    /// The call's result, once it completed.
+    /// The call's completion (`None`: not completed; on recovery, outcome unknown).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub result: Option<Value>,
+    pub completed: Option<Completion>,
 }
 
 /// A person's decision on a call, bound to the digest of the exact arguments it was made for.

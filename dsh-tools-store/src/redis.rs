@@ -2,7 +2,8 @@
 //! intents), each multi-key step one Lua script (atomic in Redis), expiry by key TTL.
 //!
 //! Keys, under the prefix (`dsh-store:` unless set): `run:<id>`, `runs:open` (a set of the
-//! unfinished run ids), `entry:<run>` and `intent:<run>` (hashes by index or call id),
+//! unfinished run ids), `entry:<run>`, `intent:<run>` and `checkpoint:<run>` (hashes by index,
+//! call id, `latest`),
 //! `spent:<id>`, `approval:<key>`, `task:<id>`. The scripts touch several keys: the store
 //! needs one Redis server (with replicas if wanted), not Redis Cluster.
 

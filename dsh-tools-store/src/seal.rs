@@ -120,6 +120,7 @@ pub(crate) enum Kind {
     Spent,
     Approval,
     Task,
+    Checkpoint,
 }
 
 impl Kind {
@@ -132,6 +133,7 @@ impl Kind {
             Self::Spent => "spent id",
             Self::Approval => "approval",
             Self::Task => "task",
+            Self::Checkpoint => "checkpoint",
         }
     }
 
@@ -145,6 +147,7 @@ impl Kind {
             Self::Spent => format!("continuation {}", name(0)),
             Self::Approval => format!("key {}", name(0)),
             Self::Task => format!("task {}", name(0)),
+            Self::Checkpoint => format!("run {}, checkpoint", name(0)),
         }
     }
 }

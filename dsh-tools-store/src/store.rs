@@ -4,8 +4,8 @@ use async_trait::async_trait;
 use serde_json::Value;
 
 use crate::{
-    Approval, ArgsDigest, Intent, IntentRecord, JournalRecord, RunInfo, StoreError, TaskRecord,
-    TaskStatus,
+    Approval, ArgsDigest, Checkpoint, Intent, IntentRecord, JournalRecord, RunInfo, StoreError,
+    TaskRecord, TaskStatus,
 };
 
 /// A durable store: run journals, write-ahead intents, spent continuation ids, approval
@@ -45,6 +45,20 @@ pub trait DurableStore: Send + Sync + std::fmt::Debug {
     /// The runs not finished, oldest first: those to recover after a crash.
     async fn unfinished_runs(&self) -> Result<Vec<RunInfo>, StoreError>;
 
+    /// Saves the checkpoint of run `run` taken at `step` when it is later than the stored one:
+    /// `Ok(true)` saved, `Ok(false)` a checkpoint of the same or a later step is there (it
+    /// stays). Refused when the run does not exist or is finished.
+    async fn save_checkpoint(
+        &self,
+        run: &str,
+        step: u64,
+        state: &Value,
+    ) -> Result<bool, StoreError>;
+
+    /// The latest checkpoint of run `run` (`None` before the first). Refused when the run does
+    /// not exist.
+    async fn checkpoint(&self, run: &str) -> Result<Option<Checkpoint>, StoreError>;
+
     /// Records the intent of a call of run `run` before it is dispatched, once: `Ok(false)`
     /// when an intent of the same call id exists (the stored one stays).
     async fn record_intent(&self, run: &str, intent: &Intent) -> Result<bool, StoreError>;
@@ -65,7 +79,7 @@ pub trait DurableStore: Send + Sync + std::fmt::Debug {
     /// crash (they may or may not have taken effect).
     async fn unresolved_intents(&self, run: &str) -> Result<Vec<IntentRecord>, StoreError> {
         let mut intents = self.intents(run).await?;
-        intents.retain(|record| record.result.is_none());
+        intents.retain(|record| record.completed.is_none());
         Ok(intents)
     }
 

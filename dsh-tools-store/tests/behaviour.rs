@@ -20,7 +20,7 @@ async fn journal_entries_append_once_and_read_in_order(t: TestStore) {
         .begin_run(&run, &json!({"program": "p"}))
         .await
         .unwrap();
-    assert_eq!(info.outcome, None);
+    assert_eq!(info.finished, None);
     for index in [3, 1, 2] {
         assert!(
             store
@@ -95,7 +95,13 @@ async fn finished_runs_take_nothing_and_leave_the_unfinished_list(t: TestStore) 
             .unwrap()
     );
     assert_eq!(
-        store.run(&a).await.unwrap().unwrap().outcome,
+        store
+            .run(&a)
+            .await
+            .unwrap()
+            .unwrap()
+            .finished
+            .map(|f| f.outcome),
         Some(json!({"result": "done"}))
     );
     let open: Vec<String> = store
@@ -124,6 +130,51 @@ async fn finished_runs_take_nothing_and_leave_the_unfinished_list(t: TestStore) 
             .await
             .unwrap_err()
             .code(),
+        "STORE_RUN_NOT_FOUND"
+    );
+}
+
+async fn checkpoints_keep_the_latest_step(t: TestStore) {
+    let store = &*t.store;
+    let run = format!("{}-run", t.prefix);
+    store.begin_run(&run, &json!(null)).await.unwrap();
+    assert_eq!(store.checkpoint(&run).await.unwrap(), None);
+    assert!(
+        store
+            .save_checkpoint(&run, 2, &json!({"heap": "two"}))
+            .await
+            .unwrap()
+    );
+    assert!(
+        store
+            .save_checkpoint(&run, 5, &json!({"heap": "five"}))
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .save_checkpoint(&run, 4, &json!({"heap": "four"}))
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .save_checkpoint(&run, 5, &json!({"heap": "again"}))
+            .await
+            .unwrap()
+    );
+    let latest = store.checkpoint(&run).await.unwrap().unwrap();
+    assert_eq!((latest.step, latest.state), (5, json!({"heap": "five"})));
+
+    store.finish_run(&run, &json!(null)).await.unwrap();
+    let late = store
+        .save_checkpoint(&run, 6, &json!(null))
+        .await
+        .unwrap_err();
+    assert_eq!(late.code(), "STORE_RUN_FINISHED");
+    let ghost = format!("{}-ghost", t.prefix);
+    assert_eq!(
+        store.checkpoint(&ghost).await.unwrap_err().code(),
         "STORE_RUN_NOT_FOUND"
     );
 }
@@ -169,10 +220,19 @@ async fn intents_without_a_result_are_outcome_unknown(t: TestStore) {
     let intents = store.intents(&run).await.unwrap();
     assert_eq!(intents.len(), 2);
     let first = intents.iter().find(|r| r.intent.call == one.call).unwrap();
-    assert_eq!((&first.intent, &first.result), (&one, &Some(json!("paid"))));
+    let result = first.completed.as_ref().map(|c| &c.result);
+    assert_eq!((&first.intent, result), (&one, Some(&json!("paid"))));
     let unknown = store.unresolved_intents(&run).await.unwrap();
     assert_eq!(unknown.len(), 1);
     assert_eq!(unknown[0].intent, two);
+    // `null` is a result like any other: the intent is completed.
+    assert!(
+        store
+            .complete_intent(&run, &two.call, &json!(null))
+            .await
+            .unwrap()
+    );
+    assert!(store.unresolved_intents(&run).await.unwrap().is_empty());
 
     let error = store
         .complete_intent(&run, "nope", &json!(1))
@@ -398,7 +458,7 @@ macro_rules! suite {
         mod postgres {
             $(#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn $behaviour() {
-                if let Some(store) = crate::common::postgres() { super::$behaviour(store).await }
+                if let Some(store) = crate::common::postgres().await { super::$behaviour(store).await }
             })*
         }
         mod redis {
@@ -414,6 +474,7 @@ suite!(
     journal_entries_append_once_and_read_in_order,
     finished_runs_take_nothing_and_leave_the_unfinished_list,
     intents_without_a_result_are_outcome_unknown,
+    checkpoints_keep_the_latest_step,
     a_spend_succeeds_once_among_concurrent_ones,
     approvals_apply_to_their_arguments_until_they_expire,
     tasks_move_by_compare_and_set,

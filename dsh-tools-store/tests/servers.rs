@@ -108,16 +108,17 @@ async fn all_there_after_restart(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn postgres_keeps_data_across_a_restart_and_reports_itself_down() {
     let key = StoreKey::generate();
-    let Some(t) = common::postgres_with(key.clone()) else {
+    let Some(url) = common::postgres_schema().await else {
         return;
     };
+    let t = common::postgres_at(&url, key.clone());
     let written = write(&t).await;
     {
         let _stopped = Stopped::stop("postgres");
         unavailable_while_stopped(&*t.store, &t).await;
     }
     // A new process after the restart, and the old store once the server is back.
-    let fresh = common::postgres_with(key).unwrap();
+    let fresh = common::postgres_at(&url, key);
     all_there_after_restart(&*fresh.store, &t, &written).await;
     assert_eq!(t.store.entries(&written.0).await.unwrap().len(), 2);
 }

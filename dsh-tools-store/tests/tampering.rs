@@ -112,9 +112,12 @@ fn sha256_hex(text: &str) -> String {
 
 #[tokio::test]
 async fn postgres_rows_altered_with_sql_are_refused() {
-    let Some(t) = common::postgres() else { return };
+    let Some(url) = common::postgres_schema().await else {
+        return;
+    };
+    let t = common::postgres_at(&url, dsh_tools_store::StoreKey::generate());
     let (a, b, task) = seed(&t).await;
-    let sql = common::postgres_client(&common::server_url("DSH_TEST_POSTGRES_URL").unwrap()).await;
+    let sql = common::postgres_client(&url).await;
     let changed = sql
         .execute(
             "UPDATE dsh_store_entries SET value = replace(value, 'paid 12', 'paid 99') WHERE run_id = $1 AND id = '1'",

@@ -64,17 +64,31 @@ pub(crate) fn file() -> TestStore {
     }
 }
 
-pub(crate) fn postgres() -> Option<TestStore> {
-    postgres_with(StoreKey::generate())
+pub(crate) async fn postgres() -> Option<TestStore> {
+    let url = postgres_schema().await?;
+    Some(postgres_at(&url, StoreKey::generate()))
 }
 
-pub(crate) fn postgres_with(key: StoreKey) -> Option<TestStore> {
+/// The test server's URL, with a fresh schema of its own as the search path: each test's
+/// tables apart from the others' (records sealed with another test's key would be refused).
+pub(crate) async fn postgres_schema() -> Option<String> {
     let url = server_url("DSH_TEST_POSTGRES_URL")?;
-    Some(TestStore {
-        store: Arc::new(PostgresStore::new(&url, key).unwrap()),
+    let schema = unique("t").replace('-', "_");
+    postgres_client(&url)
+        .await
+        .batch_execute(&format!("CREATE SCHEMA {schema}"))
+        .await
+        .unwrap();
+    Some(format!("{url}?options=-csearch_path%3D{schema}"))
+}
+
+/// A store on `url` (from [`postgres_schema`]).
+pub(crate) fn postgres_at(url: &str, key: StoreKey) -> TestStore {
+    TestStore {
+        store: Arc::new(PostgresStore::new(url, key).unwrap()),
         dir: None,
         prefix: unique("pg"),
-    })
+    }
 }
 
 pub(crate) fn redis() -> Option<TestStore> {
