@@ -17,8 +17,9 @@ use async_trait::async_trait;
 
 use crate::StoreError;
 use crate::backend::{Backend, Child, ChildInsert, Coll, Pair};
-use crate::core::{Core, forward_store};
+use crate::core::Core;
 use crate::digest::sha256_hex;
+use crate::forward::forward_store;
 use crate::seal::StoreKey;
 
 /// The store in a directory (created 0700 if missing), safe across processes through a file

@@ -72,6 +72,7 @@ mod core;
 mod digest;
 mod error;
 mod file;
+mod forward;
 mod memory;
 #[cfg(feature = "postgres")]
 mod postgres;

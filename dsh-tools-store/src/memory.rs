@@ -7,7 +7,8 @@ use async_trait::async_trait;
 
 use crate::StoreError;
 use crate::backend::{Backend, Child, ChildInsert, Coll, Pair};
-use crate::core::{Core, forward_store};
+use crate::core::Core;
+use crate::forward::forward_store;
 use crate::seal::StoreKey;
 
 /// The store in memory (one process). Records are sealed like every store's, so that its

@@ -11,8 +11,9 @@ use tokio_postgres::NoTls;
 
 use crate::StoreError;
 use crate::backend::{Backend, Child, ChildInsert, Coll, Pair};
-use crate::core::{Core, forward_store};
+use crate::core::Core;
 use crate::error::describe;
+use crate::forward::forward_store;
 use crate::seal::StoreKey;
 
 /// The migrations, in order: version `i + 1` is `MIGRATIONS[i]`.

@@ -16,7 +16,8 @@ use tokio::sync::OnceCell;
 
 use crate::StoreError;
 use crate::backend::{Backend, Child, ChildInsert, Coll, Pair};
-use crate::core::{Core, forward_store};
+use crate::core::Core;
+use crate::forward::forward_store;
 use crate::seal::StoreKey;
 
 /// How long connecting, or one command, may take before the store is reported unavailable.

@@ -1,4 +1,4 @@
-//! Stored rows are untrusted: a journal entry, task record or spent id altered (or moved to
+//! Stored rows are untrusted: a journal entry, task record, approval or spent id altered (or moved to
 //! another run) in the file, in PostgreSQL with SQL, or in Redis with its commands is refused
 //! with an error naming what and where.
 
@@ -6,12 +6,18 @@ mod common;
 
 use std::time::SystemTime;
 
-use dsh_tools_store::{DurableStore, StoreError, TaskRecord, TaskStatus};
+use dsh_tools_store::{Approval, ArgsDigest, DurableStore, StoreError, TaskRecord, TaskStatus};
 use serde_json::json;
 
 use common::TestStore;
 
-/// Two runs, `a` with entries 1 and 2, `b` with none, and a working task.
+/// The arguments alice approved.
+fn approved_args() -> serde_json::Value {
+    json!({"amount": 12})
+}
+
+/// Two runs, `a` with entries 1 and 2, `b` with none, a working task, and alice's approval of
+/// `<a>:code:1`.
 async fn seed(t: &TestStore) -> (String, String, String) {
     let store = &*t.store;
     let (a, b, task) = (
@@ -37,6 +43,18 @@ async fn seed(t: &TestStore) -> (String, String, String) {
         expires_at: None,
     };
     store.create_task(&record).await.unwrap();
+    let approval = Approval {
+        args_digest: ArgsDigest::of(&approved_args()),
+        approver: "alice@example.com".into(),
+        approved: true,
+        reason: None,
+        decided_at: SystemTime::now(),
+        expires_at: SystemTime::now() + std::time::Duration::from_secs(3600),
+    };
+    store
+        .record_approval(&format!("{a}:code:1"), &approval)
+        .await
+        .unwrap();
     (a, b, task)
 }
 
@@ -46,8 +64,16 @@ fn refused(error: StoreError, expected: &str) {
 }
 
 /// After the rows were altered: entry 1 of `a` changed, entry 2 of `a` moved to `b`, the
-/// task's status changed.
+/// task's status changed, the approver of the approval changed.
 async fn assert_refused(store: &dyn DurableStore, a: &str, b: &str, task: &str) {
+    let key = format!("{a}:code:1");
+    refused(
+        store
+            .approval(&key, &ArgsDigest::of(&approved_args()))
+            .await
+            .unwrap_err(),
+        &format!("approval at key {key} refused: it was altered or moved (authentication failed)"),
+    );
     refused(
         store.entries(a).await.unwrap_err(),
         &format!(
@@ -87,6 +113,9 @@ async fn file_rows_altered_on_disk_are_refused() {
     let task_file = root.join("task").join(h(&task));
     let text = std::fs::read_to_string(&task_file).unwrap();
     std::fs::write(&task_file, text.replace("\"working\"", "\"completed\"")).unwrap();
+    let approval_file = root.join("approval").join(h(&format!("{a}:code:1")));
+    let text = std::fs::read_to_string(&approval_file).unwrap();
+    std::fs::write(&approval_file, text.replace("alice", "mallory")).unwrap();
     assert_refused(&*t.store, &a, &b, &task).await;
 
     // A spent id forged without the key does not pass for a spent continuation unnoticed.
@@ -135,7 +164,32 @@ async fn postgres_rows_altered_with_sql_are_refused() {
     sql.execute("UPDATE dsh_store_tasks SET value = replace(value, '\"working\"', '\"completed\"') WHERE id = $1", &[&task])
         .await
         .unwrap();
+    let approvals = sql
+        .execute(
+            "UPDATE dsh_store_approvals SET value = replace(value, 'alice', 'mallory') WHERE id = $1",
+            &[&format!("{a}:code:1")],
+        )
+        .await
+        .unwrap();
+    assert_eq!(approvals, 1);
     assert_refused(&*t.store, &a, &b, &task).await;
+}
+
+/// Replaces `from` by `to` in the string at `key` (its TTL kept).
+async fn redis_edit(
+    redis: &mut redis::aio::MultiplexedConnection,
+    key: &str,
+    from: &str,
+    to: &str,
+) {
+    let value: String = redis::cmd("GET").arg(key).query_async(redis).await.unwrap();
+    let _: () = redis::cmd("SET")
+        .arg(key)
+        .arg(value.replace(from, to))
+        .arg("KEEPTTL")
+        .query_async(redis)
+        .await
+        .unwrap();
 }
 
 #[tokio::test]
@@ -145,48 +199,43 @@ async fn redis_rows_altered_with_commands_are_refused() {
     let mut redis =
         common::redis_connection(&common::server_url("DSH_TEST_REDIS_URL").unwrap()).await;
     let p = &t.prefix;
-    let one: String = redis::cmd("HGET")
-        .arg(format!("{p}:entry:{a}"))
+    let (entries_a, entries_b) = (format!("{p}:entry:{a}"), format!("{p}:entry:{b}"));
+    let (one, two): (String, String) = redis::cmd("HMGET")
+        .arg(&entries_a)
         .arg("1")
+        .arg("2")
         .query_async(&mut redis)
         .await
         .unwrap();
-    let _: () = redis::cmd("HSET")
-        .arg(format!("{p}:entry:{a}"))
+    let _: () = redis::pipe()
+        .atomic()
+        .cmd("HSET")
+        .arg(&entries_a)
         .arg("1")
         .arg(one.replace("paid 12", "paid 99"))
-        .query_async(&mut redis)
-        .await
-        .unwrap();
-    let two: String = redis::cmd("HGET")
-        .arg(format!("{p}:entry:{a}"))
+        .cmd("HDEL")
+        .arg(&entries_a)
         .arg("2")
-        .query_async(&mut redis)
-        .await
-        .unwrap();
-    let _: () = redis::cmd("HDEL")
-        .arg(format!("{p}:entry:{a}"))
-        .arg("2")
-        .query_async(&mut redis)
-        .await
-        .unwrap();
-    let _: () = redis::cmd("HSET")
-        .arg(format!("{p}:entry:{b}"))
+        .cmd("HSET")
+        .arg(&entries_b)
         .arg("2")
         .arg(two)
         .query_async(&mut redis)
         .await
         .unwrap();
-    let record: String = redis::cmd("GET")
-        .arg(format!("{p}:task:{task}"))
-        .query_async(&mut redis)
-        .await
-        .unwrap();
-    let _: () = redis::cmd("SET")
-        .arg(format!("{p}:task:{task}"))
-        .arg(record.replace("\"working\"", "\"completed\""))
-        .query_async(&mut redis)
-        .await
-        .unwrap();
+    redis_edit(
+        &mut redis,
+        &format!("{p}:task:{task}"),
+        "\"working\"",
+        "\"completed\"",
+    )
+    .await;
+    redis_edit(
+        &mut redis,
+        &format!("{p}:approval:{a}:code:1"),
+        "alice",
+        "mallory",
+    )
+    .await;
     assert_refused(&*t.store, &a, &b, &task).await;
 }
