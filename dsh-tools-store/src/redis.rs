@@ -5,7 +5,8 @@
 //! unfinished run ids), `entry:<run>`, `intent:<run>` and `checkpoint:<run>` (hashes by index,
 //! call id, `latest`),
 //! `spent:<id>`, `approval:<key>`, `task:<id>`. The scripts touch several keys: the store
-//! needs one Redis server (with replicas if wanted), not Redis Cluster.
+//! needs one Redis server (with replicas if wanted), not Redis Cluster; Redis 6.0 or later
+//! (`SET … KEEPTTL`).
 
 use std::time::Duration;
 
