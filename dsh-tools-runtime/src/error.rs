@@ -91,11 +91,13 @@ impl ToolNotFoundError {
 
     /// A tool that exists but may not be called this way, and what to do instead (e.g. the Code
     /// Mode collapse of a model-direct call).
-    #[allow(
-        dead_code,
-        reason = "a seam for the presentation compiled in (Code Mode); unused in a build without one"
-    )]
-    pub(crate) fn hidden(message: String) -> Self {
+    ///
+    /// ```
+    /// use dsh_tools_runtime::ToolNotFoundError;
+    /// let error = ToolNotFoundError::hidden("only `run_code` is callable directly".into());
+    /// assert_eq!(error.to_string(), "only `run_code` is callable directly");
+    /// ```
+    pub fn hidden(message: String) -> Self {
         Self { message }
     }
 }
@@ -106,5 +108,23 @@ impl HarnessError for ToolNotFoundError {
     }
     fn code(&self) -> ErrorCode {
         ErrorCode::UnknownTool
+    }
+}
+
+/// The message of a panic payload (`&str` or `String`; anything else is unprintable): how
+/// the pipeline, and an extension running code of its own, word a panic.
+///
+/// ```
+/// use dsh_tools_runtime::extension::panic_message;
+/// let payload = std::panic::catch_unwind(|| panic!("boom")).unwrap_err();
+/// assert_eq!(panic_message(&*payload), "boom");
+/// ```
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "<unprintable thrown value>".to_owned()
     }
 }

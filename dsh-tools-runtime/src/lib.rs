@@ -15,8 +15,9 @@
 )]
 
 // The crate root declares the modules and re-exports the registry's types. Dependencies point
-// one way, each module naming only those before it: error, approval, catalog, acp, pipeline,
-// registry, dialect, provider, code, mcp (ARCHITECTURE.md; tests/tests/architecture/ checks it).
+// one way, each module naming only those before it: error, tokens, search, approval, catalog,
+// acp, pipeline, registry, extension, dialect, provider, code, mcp (ARCHITECTURE.md;
+// tests/tests/architecture/ checks it).
 
 #[cfg(feature = "acp")]
 pub mod acp;
@@ -26,6 +27,7 @@ pub mod catalog;
 pub mod code;
 pub mod dialect;
 mod error;
+pub mod extension;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 mod pipeline;
@@ -43,14 +45,3 @@ pub use registry::{
     RegistryConfig, Scope, TOOL_SEARCH_DEFAULT_LIMIT, TOOL_SEARCH_DESCRIPTION,
     TOOL_SEARCH_MAX_LIMIT, TOOL_SEARCH_NAME, ToolRegistry, ToolRestriction,
 };
-
-/// The message of a panic payload (`&str` or `String`; anything else is unprintable).
-pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_owned()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "<unprintable thrown value>".to_owned()
-    }
-}

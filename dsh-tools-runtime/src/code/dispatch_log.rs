@@ -8,15 +8,14 @@ use std::sync::Arc;
 use dsh_tools::ContentBlock;
 use serde_json::Value;
 
-use crate::hooks::{HookKind, sealed};
+use crate::hooks::HookKind;
 
-/// Dispatch-log listeners ([`DispatchLogFn`]), registered with
-/// [`ToolRegistry::on_code_dispatch_log`](crate::ToolRegistry::on_code_dispatch_log) or
-/// [`Scope::on_code_dispatch_log`](crate::Scope::on_code_dispatch_log).
+/// Dispatch-log listeners ([`DispatchLogFn`]), registered globally with
+/// [`ToolRegistry::add_hook`](crate::ToolRegistry::add_hook) or for a scope's calls (and its
+/// descendants') with [`Scope::add_hook`](crate::Scope::add_hook):
+/// `registry.add_hook::<DispatchLog>(dispatch_log_fn(…))`.
 #[derive(Debug, Clone, Copy)]
 pub struct DispatchLog;
-
-impl sealed::Sealed for DispatchLog {}
 
 impl HookKind for DispatchLog {
     type Hook = DispatchLogFn;

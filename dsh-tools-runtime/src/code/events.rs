@@ -2,7 +2,7 @@
 //! `tool/code-dispatch-start` and `tool/code-dispatch` events, delivered to a host-provided sink
 //! (the host's session log).
 
-use crate::pipeline::{CallInput, SharedStr};
+use crate::extension::{CallInput, SharedStr};
 use dsh_tools::ContentBlock;
 use dsh_tools::exec::{ToolExecution, ToolExecutionResult};
 use serde::Serialize;
@@ -66,7 +66,7 @@ pub enum CodeDispatchEvent {
         is_error: bool,
     },
     /// A suspendable run suspended: its pending calls await a decision (see
-    /// `ToolRegistry::run_code_suspendable`).
+    /// `CodeModeExt::run_code_suspendable`).
     #[serde(rename = "tool/code-run-suspended", rename_all = "camelCase")]
     Suspended {
         /// The outermost call id.
@@ -78,7 +78,7 @@ pub enum CodeDispatchEvent {
         /// How many completed sub-calls the continuation journals.
         journaled: usize,
     },
-    /// A suspended run resumed (`ToolRegistry::resume_code`); its journaled calls replay.
+    /// A suspended run resumed (`CodeModeExt::resume_code`); its journaled calls replay.
     #[serde(rename = "tool/code-run-resumed", rename_all = "camelCase")]
     Resumed {
         /// The outermost call id.

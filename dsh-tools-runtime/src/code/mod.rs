@@ -6,11 +6,12 @@
 //! events and the `run_code` transport are this module's own items; the QuickJS backend
 //! ([`quickjs`]), the SDK renderer ([`sdk`]) and the type strip ([`strip`]) are modules.
 //!
-//! Code Mode plugs into the registry through two seams and nothing else: it is the registry's
-//! scope extension (the `run_code` transport, the tools it hides from direct calls, the prompt
-//! sections), and it registers an approval-wait hook (a sub-call waiting for a person pauses its
-//! program's clock). Its host methods (`set_code_runtime`, `set_code_event_sink`,
-//! `on_code_dispatch_log`) are defined here.
+//! The host installs it on a registry ([`CodeMode::install`]). It plugs in through the
+//! runtime's public extension API ([`crate::extension`]) and nothing else: it is a scope
+//! extension (the `run_code` transport, the tools it hides from direct calls, the prompt
+//! sections), it registers approval hooks (a sub-call waiting for a person pauses its program's
+//! clock; a durable run's sub-call is answered by its resumption), and it runs each program's
+//! sub-calls on a [`Lane`](crate::extension::Lane). Its host methods are [`CodeModeExt`]'s.
 
 mod bridge;
 mod clock;
@@ -20,6 +21,7 @@ pub mod durable;
 mod events;
 mod fence;
 pub mod flavour;
+mod host;
 mod host_work;
 #[cfg(feature = "python")]
 pub mod monty;
@@ -35,7 +37,6 @@ pub mod strip;
 mod suggest;
 mod transport;
 
-use std::any::Any;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock};
 
@@ -45,6 +46,7 @@ use dsh_tools::{Callers, ToolDefinition};
 pub use clock::{ClockPause, RunClock};
 pub use dispatch_log::{DispatchLog, DispatchLogEntry, DispatchLogFn, dispatch_log_fn};
 pub use events::{CodeDispatchEvent, CodeEventSink};
+pub use host::{CodeMode, CodeModeExt};
 pub use host_work::HostWork;
 pub use prompt::{CODE_ONLY_TEXT, TOOL_SEARCH_TEXT, TOOL_SEARCH_TEXT_PY};
 pub use record::{RecordedRun, RunRecord, SeededRandom};
@@ -58,11 +60,8 @@ pub use transport::{
     run_code_parameters_for,
 };
 
-use crate::ToolNotFoundError;
-use crate::registry::{
-    PresentationMode, PromptError, PromptSurface, Registration, ReservedName, Scope,
-    ScopeExtension, ToolRegistry, WeakRegistry,
-};
+use crate::extension::{ReservedName, ScopeExtension, WeakRegistry};
+use crate::{PresentationMode, PromptError, PromptSurface, ToolNotFoundError, ToolRegistry};
 use durable::DurableStart;
 
 /// The names Code Mode holds in every mode.
@@ -70,18 +69,6 @@ const RESERVED: &[ReservedName] = &[ReservedName {
     name: RUN_CODE_NAME,
     holder: "Code Mode presentation transport",
 }];
-
-inventory::submit! {
-    crate::registry::Builtin { install }
-}
-
-/// Gives a new registry Code Mode: its scope extension and the hooks through which its runs
-/// take part in approval (see [`runs::install_hooks`]).
-fn install(registry: &ToolRegistry) {
-    let state = Arc::new(CodeMode::new(registry.downgrade()));
-    runs::install_hooks(registry, &state.runs);
-    registry.install_extension(state);
-}
 
 /// The SDK section of one scope, and what it was built from.
 struct CachedSdk {
@@ -95,7 +82,7 @@ struct CachedSdk {
 }
 
 /// The Code Mode state of one registry: its scope extension.
-pub(crate) struct CodeMode {
+struct CodeModeState {
     registry: WeakRegistry,
     runtime: RwLock<Option<Arc<dyn CodeRuntime>>>,
     sink: RwLock<Option<Arc<dyn CodeEventSink>>>,
@@ -112,12 +99,16 @@ pub(crate) struct CodeMode {
     durable_starts: Mutex<HashMap<String, DurableStart>>,
 }
 
-impl CodeMode {
-    fn new(registry: WeakRegistry) -> Self {
+impl CodeModeState {
+    fn new(
+        registry: WeakRegistry,
+        runtime: Arc<dyn CodeRuntime>,
+        sink: Option<Arc<dyn CodeEventSink>>,
+    ) -> Self {
         Self {
             registry,
-            runtime: RwLock::default(),
-            sink: RwLock::default(),
+            runtime: RwLock::new(Some(runtime)),
+            sink: RwLock::new(sink),
             transports: Default::default(),
             sdk_cache: Mutex::default(),
             fragments: sdk::SdkCache::new(),
@@ -126,11 +117,9 @@ impl CodeMode {
         }
     }
 
-    /// The Code Mode state of `registry` (every registry of a build with Code Mode has one).
-    fn of(registry: &ToolRegistry) -> Option<&CodeMode> {
-        registry
-            .extension()
-            .and_then(|extension| extension.as_any().downcast_ref::<CodeMode>())
+    /// The Code Mode state of `registry`, when Code Mode is installed.
+    fn of(registry: &ToolRegistry) -> Option<Arc<CodeModeState>> {
+        registry.extension::<CodeModeState>()
     }
 
     fn runtime(&self) -> Option<Arc<dyn CodeRuntime>> {
@@ -199,11 +188,7 @@ impl CodeMode {
     }
 }
 
-impl ScopeExtension for CodeMode {
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
-
+impl ScopeExtension for CodeModeState {
     fn reserved(&self) -> &[ReservedName] {
         RESERVED
     }
@@ -241,9 +226,9 @@ impl ScopeExtension for CodeMode {
         scope: Option<ScopeId>,
         mode: PresentationMode,
         stored: &[ToolDefinition],
-        known_names: Vec<String>,
-    ) -> Result<PromptSurface, PromptError> {
-        prompt::surface(self, scope, mode, stored, known_names)
+        known_names: &[String],
+    ) -> Option<Result<PromptSurface, PromptError>> {
+        Some(prompt::surface(self, scope, mode, stored, known_names))
     }
 
     fn scope_disposed(&self, scope: ScopeId) {
@@ -254,56 +239,13 @@ impl ScopeExtension for CodeMode {
     }
 }
 
-/// The actionable message when a non-native mode has no runtime (`docs/CONTRACTS.md`, "Presentation
-/// modes").
-pub(crate) fn missing_runtime_message(mode: PresentationMode) -> String {
-    format!(
-        "dsh-tools: mode \"{}\" requires a code runtime — set one with ToolRegistry::set_code_runtime (e.g. dsh_tools_runtime::code::quickjs::QuickJsRuntime) or use PresentationMode::Native",
-        mode.as_str()
-    )
-}
-
-impl ToolRegistry {
-    /// Mounts the code runtime Code Mode programs run in.
-    pub fn set_code_runtime(&self, runtime: Arc<dyn CodeRuntime>) {
-        if let Some(code) = CodeMode::of(self) {
-            *code.runtime.write().unwrap_or_else(PoisonError::into_inner) = Some(runtime);
-        }
-    }
-
-    /// The mounted code runtime.
-    pub fn code_runtime(&self) -> Option<Arc<dyn CodeRuntime>> {
-        CodeMode::of(self)?.runtime()
-    }
-
-    /// Mounts the sink of `tool/code-dispatch-start` / `tool/code-dispatch` events.
-    pub fn set_code_event_sink(&self, sink: Arc<dyn CodeEventSink>) {
-        if let Some(code) = CodeMode::of(self) {
-            *code.sink.write().unwrap_or_else(PoisonError::into_inner) = Some(sink);
-        }
-    }
-
-    /// Adds a global `tools/code-dispatch-log` listener (`docs/CONTRACTS.md`, "Dispatch events"):
-    /// it shapes the content every `tool/code-dispatch` event records. See [`DispatchLogFn`].
-    pub fn on_code_dispatch_log(&self, listener: DispatchLogFn) -> Registration {
-        self.add_hook::<DispatchLog>(listener)
-    }
-
-    pub(crate) fn event_sink(&self) -> Option<Arc<dyn CodeEventSink>> {
-        CodeMode::of(self)?
-            .sink
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
-    }
-}
-
-impl Scope {
-    /// Adds a `tools/code-dispatch-log` listener that sees only the sub-calls of `run_code` calls
-    /// made by this scope (and its descendants). See [`ToolRegistry::on_code_dispatch_log`].
-    pub fn on_code_dispatch_log(&self, listener: DispatchLogFn) -> Registration {
-        self.add_hook::<DispatchLog>(listener)
-    }
+/// The event sink mounted on `registry`'s Code Mode, if any.
+fn event_sink(registry: &ToolRegistry) -> Option<Arc<dyn CodeEventSink>> {
+    CodeModeState::of(registry)?
+        .sink
+        .read()
+        .unwrap_or_else(PoisonError::into_inner)
+        .clone()
 }
 
 #[cfg(test)]
@@ -313,8 +255,8 @@ mod tests {
     use dsh_tools::ToolDefinition;
     use dsh_tools::exec::ScopeId;
 
-    use super::CodeMode;
     use super::quickjs::{QuickJsConfig, QuickJsRuntime};
+    use super::{CodeMode, CodeModeState};
     use crate::{PresentationMode, RegistryConfig, ToolRegistry};
 
     fn tool(name: &str) -> ToolDefinition {
@@ -331,14 +273,16 @@ mod tests {
             ..RegistryConfig::default()
         });
         let runtime = QuickJsRuntime::new(QuickJsConfig::default()).expect("a valid config");
-        registry.set_code_runtime(Arc::new(runtime));
+        CodeMode::new(Arc::new(runtime))
+            .install(&registry)
+            .expect("Code Mode installs");
         registry.register(tool("shared")).expect("registers").keep();
         registry
     }
 
     /// The cached SDK text of `scope`, if any.
     fn cached(registry: &ToolRegistry, scope: ScopeId) -> Option<Arc<str>> {
-        let code = CodeMode::of(registry).expect("Code Mode state");
+        let code = CodeModeState::of(registry).expect("Code Mode state");
         let cache = code.sdk_cache.lock().expect("the cache lock");
         cache.get(&Some(scope)).map(|entry| Arc::clone(&entry.text))
     }
@@ -371,7 +315,7 @@ mod tests {
     #[test]
     fn scopes_share_fragments_and_print_only_their_own_changes() {
         let registry = code_registry();
-        let code = CodeMode::of(&registry).expect("Code Mode state");
+        let code = CodeModeState::of(&registry).expect("Code Mode state");
         let a = registry.scope();
         registry.prompt(Some(a.id())).expect("a prompt");
         let printed = code.fragments.printed();
@@ -406,7 +350,7 @@ mod tests {
     #[test]
     fn fragments_die_with_the_sdks_holding_them() {
         let registry = code_registry();
-        let code = CodeMode::of(&registry).expect("Code Mode state");
+        let code = CodeModeState::of(&registry).expect("Code Mode state");
         let a = registry.scope();
         for i in 0..500 {
             let name = format!("churn_{}", i % 7);

@@ -9,11 +9,9 @@ use dsh_tools::exec::ScopeId;
 
 use super::flavour::{FLAVOURS, TYPESCRIPT, flavour};
 use super::sdk::sdk_tool_from;
-use super::{CodeMode, RUN_CODE_NAME};
-use crate::registry::ScopeExtension;
-use crate::registry::{
-    PresentationMode, PromptError, PromptSection, PromptSurface, TOOL_SEARCH_NAME, code_only_names,
-};
+use super::{CodeModeState, RUN_CODE_NAME};
+use crate::extension::ScopeExtension;
+use crate::{PresentationMode, PromptError, PromptSection, PromptSurface, TOOL_SEARCH_NAME};
 
 /// The collapse rule shown to a scope in `code` mode.
 pub const CODE_ONLY_TEXT: &str = "`run_code` is the only tool you can call directly: a call naming any other tool fails. Every tool declared in the SDK below is reached from inside a `run_code` program, as `await tools.name(args)`.";
@@ -48,15 +46,15 @@ fn code_only_text(native_only: &[&ToolDefinition]) -> String {
 /// language) changed; a TypeScript rebuild re-prints only the tools no scope's cached SDK has
 /// printed (the registry's [`SdkCache`](super::sdk::SdkCache)).
 pub(super) fn surface(
-    code: &CodeMode,
+    code: &CodeModeState,
     scope: Option<ScopeId>,
     mode: PresentationMode,
     stored: &[ToolDefinition],
-    known_names: Vec<String>,
+    known_names: &[String],
 ) -> Result<PromptSurface, PromptError> {
     let runtime = code
         .runtime()
-        .ok_or_else(|| PromptError::MissingRuntime(super::missing_runtime_message(mode)))?;
+        .ok_or_else(|| PromptError::missing_runtime(mode))?;
     let language = runtime.language();
     let Some(flavour) = flavour(language) else {
         return Err(PromptError::UnknownLanguage {
@@ -122,10 +120,16 @@ pub(super) fn surface(
             .collect();
         (tools, known)
     } else {
-        let code_only = code_only_names(stored);
+        // A code-only tool is not the model's to call: not orderable.
+        let code_only: Vec<&str> = stored
+            .iter()
+            .filter(|d| !d.callers().model())
+            .map(ToolDefinition::name)
+            .collect();
         let mut known: Vec<String> = known_names
-            .into_iter()
+            .iter()
             .filter(|n| !code_only.contains(&n.as_str()))
+            .cloned()
             .collect();
         known.push(RUN_CODE_NAME.to_owned());
         let tools = stored

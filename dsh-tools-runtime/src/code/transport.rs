@@ -6,7 +6,7 @@ use dsh_tools::present::{ToolCallView, ToolKind};
 use dsh_tools::{ContentBlock, ToolDefinition, ToolError};
 use serde_json::{Value, json};
 
-use crate::registry::WeakRegistry;
+use crate::extension::WeakRegistry;
 
 /// The Code Mode transport's name, reserved in every mode.
 pub const RUN_CODE_NAME: &str = "run_code";

@@ -21,7 +21,7 @@ use super::outcome::{
 use super::timeout::ToolTimeoutError;
 use super::{Call, Host, Prepared};
 use crate::error::ToolNotFoundError;
-use crate::panic_message;
+use crate::error::panic_message;
 
 /// The dispatch stage's settings: the host state tools receive, and whether declared budgets
 /// are enforced.

@@ -9,7 +9,7 @@ use dsh_tools::exec::ToolExecutionResult;
 use super::hooks::{ResultObserver, applicable};
 use super::outcome::{content_is_lossless, from_panic, result_is_lossless};
 use super::{Call, Host};
-use crate::panic_message;
+use crate::error::panic_message;
 
 /// Stages 18–21: materialise, finalise once, cut to the budget, notify observers.
 pub(super) fn run<H: Host>(

@@ -11,20 +11,24 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 /// A string of a call's input: owned as a caller gave it, or already shared.
-pub(crate) enum SharedStr {
+///
+/// ```
+/// use std::sync::Arc;
+/// use dsh_tools_runtime::extension::SharedStr;
+/// let name: Arc<str> = "read".into();
+/// assert_eq!(SharedStr::Shared(name).as_str(), "read");
+/// ```
+pub enum SharedStr {
     /// Owned (from a [`ToolExecutionInput`]).
     Owned(String),
     /// Shared with whoever made the call.
-    #[allow(
-        dead_code,
-        reason = "a seam for the presentation compiled in (Code Mode); unused in a build without one"
-    )]
     Shared(Arc<str>),
 }
 
 impl SharedStr {
     /// The text.
-    pub(crate) fn as_str(&self) -> &str {
+    #[inline]
+    pub fn as_str(&self) -> &str {
         match self {
             Self::Owned(text) => text,
             Self::Shared(text) => text,
@@ -32,7 +36,8 @@ impl SharedStr {
     }
 
     /// The text as the execution record keeps it (a copy only when it was owned).
-    pub(crate) fn into_shared(self) -> Arc<str> {
+    #[inline]
+    pub fn into_shared(self) -> Arc<str> {
         match self {
             Self::Owned(text) => text.into(),
             Self::Shared(text) => text,
@@ -44,14 +49,10 @@ impl SharedStr {
 /// calls share (a Code Mode run's, for its sub-calls), held without a per-call clone of the
 /// token (each clone takes the token tree's lock, and so does its drop).
 #[derive(Clone)]
-pub(crate) enum CallerCancel {
+pub enum CallerCancel {
     /// The call's own.
     Own(CancellationToken),
     /// Shared with other calls.
-    #[allow(
-        dead_code,
-        reason = "a seam for the presentation compiled in (Code Mode); unused in a build without one"
-    )]
     Shared(Arc<CancellationToken>),
 }
 
@@ -66,16 +67,25 @@ impl std::ops::Deref for CallerCancel {
     }
 }
 
-/// A call's input inside the pipeline (the fields of [`ToolExecutionInput`]).
-pub(crate) struct CallInput {
-    pub(crate) call_id: SharedStr,
-    pub(crate) root_call_id: Option<SharedStr>,
-    pub(crate) name: SharedStr,
-    pub(crate) arguments: Value,
-    pub(crate) cancel: CallerCancel,
-    pub(crate) agent: Option<ScopeId>,
-    pub(crate) parent: Option<ExecutionToken>,
-    pub(crate) progress: Option<ProgressObserver>,
+/// A call's input inside the pipeline: the fields of [`ToolExecutionInput`], whose strings and
+/// cancellation token may be shared (what a [`Lane`](crate::extension::Lane) takes).
+pub struct CallInput {
+    /// The call's id.
+    pub call_id: SharedStr,
+    /// The id of the top-level call this one runs under, if any.
+    pub root_call_id: Option<SharedStr>,
+    /// The tool's name.
+    pub name: SharedStr,
+    /// The arguments.
+    pub arguments: Value,
+    /// The caller's cancellation.
+    pub cancel: CallerCancel,
+    /// The calling agent's scope.
+    pub agent: Option<ScopeId>,
+    /// The execution this call runs inside (a Code Mode sub-call's `run_code`).
+    pub parent: Option<ExecutionToken>,
+    /// Where the call's progress goes.
+    pub progress: Option<ProgressObserver>,
 }
 
 impl From<ToolExecutionInput> for CallInput {

@@ -10,7 +10,7 @@ use super::CallInput;
 
 /// The intake of one lane (see the module docs).
 #[derive(Default)]
-pub(crate) struct LaneIntake(Mutex<State>);
+pub struct LaneIntake(Mutex<State>);
 
 #[derive(Default)]
 struct State {
@@ -37,11 +37,7 @@ impl LaneIntake {
 
     /// Submits `input`; `false` when the intake is closed (the input is dropped, and will
     /// never be reported on: the submitter answers for it).
-    #[allow(
-        dead_code,
-        reason = "a seam for the presentation compiled in (Code Mode); unused in a build without one"
-    )]
-    pub(crate) fn submit(&self, input: CallInput) -> bool {
+    pub fn submit(&self, input: CallInput) -> bool {
         let mut state = self.state();
         if state.closed {
             return false;
@@ -55,11 +51,7 @@ impl LaneIntake {
 
     /// Accepts nothing more: the run is over, and the lane abandons what it has not started
     /// (what was submitted is still taken, to be abandoned).
-    #[allow(
-        dead_code,
-        reason = "a seam for the presentation compiled in (Code Mode); unused in a build without one"
-    )]
-    pub(crate) fn close(&self) {
+    pub fn close(&self) {
         let mut state = self.state();
         state.closed = true;
         if let Some(waker) = state.waker.take() {

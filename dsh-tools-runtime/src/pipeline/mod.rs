@@ -45,12 +45,8 @@ use dsh_tools::exec::{
 };
 use tracing::Instrument;
 
-#[allow(
-    unused_imports,
-    reason = "seams for the presentation compiled in (Code Mode: a run's sub-call lane); unused in a build without one"
-)]
-pub(crate) use self::{
-    input::SharedStr,
+pub use self::{
+    input::{CallInput, CallerCancel, SharedStr},
     intake::LaneIntake,
     scheduler::{LaneEvent, OnStart},
 };
@@ -58,7 +54,6 @@ use crate::approval::ApprovalService;
 use crate::error::ToolNotFoundError;
 pub(crate) use call::Call;
 use hooks::{HookKind, HookTables};
-pub(crate) use input::{CallInput, CallerCancel};
 pub(crate) use scheduler::Scheduler;
 
 /// What a tool name resolves to for one call.
@@ -177,10 +172,6 @@ impl Pipeline {
 }
 
 /// The hooks of kind `K` that apply to `exec`, from the store as it is now.
-#[allow(
-    dead_code,
-    reason = "a seam for the presentation compiled in (Code Mode); unused in a build without one"
-)]
 pub(crate) fn applicable<K: HookKind, H: Host>(host: &H, exec: &ToolExecution) -> Vec<K::Hook> {
     let hooks = host.pipeline().hooks();
     hooks::applicable(hooks.get::<K>(), exec, |agent| host.chain(agent))

@@ -10,7 +10,7 @@ use dsh_tools::{
 };
 use serde_json::Value;
 
-use crate::panic_message;
+use crate::error::panic_message;
 
 /// `ABORTED_BEFORE_DISPATCH`: cancelled before the body was invoked.
 pub(crate) fn aborted_before_dispatch() -> ToolExecutionResult {

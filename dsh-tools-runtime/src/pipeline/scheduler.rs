@@ -48,11 +48,7 @@ type Dispatching = BoxFuture<'static, (usize, Started, Prepared)>;
 
 /// What the stream shape reports, in call order.
 #[derive(Debug)]
-#[allow(
-    dead_code,
-    reason = "a seam for the presentation compiled in (Code Mode); unused in a build without one"
-)]
-pub(crate) enum LaneEvent {
+pub enum LaneEvent {
     /// The call's final result (after post-execute and finishing).
     Committed(usize, ToolExecutionResult),
     /// The call was never started: the run was over first.
@@ -63,10 +59,6 @@ pub(crate) enum LaneEvent {
 enum Shape {
     /// A fixed batch: results collected in call order.
     Batch(Vec<ToolExecutionResult>),
-    #[allow(
-        dead_code,
-        reason = "a seam for the presentation compiled in (Code Mode); unused in a build without one"
-    )]
     /// A stream of inputs; results reported in `events` (taken with
     /// [`Scheduler::take_events`] after each poll). Once the intake closes, unstarted inputs are
     /// abandoned.
@@ -82,7 +74,7 @@ enum Shape {
 }
 
 /// Called when a streamed call starts (before its preparation).
-pub(crate) type OnStart = Arc<dyn Fn(&CallInput) + Send + Sync>;
+pub type OnStart = Arc<dyn Fn(&CallInput) + Send + Sync>;
 
 /// Drives one batch (or one lane) to completion (see the module docs of [`crate::batch`]).
 pub(crate) struct Scheduler<H: Host> {
@@ -134,10 +126,6 @@ impl<H: Host> Scheduler<H> {
         clippy::too_many_arguments,
         reason = "one lane's whole wiring, passed once"
     )]
-    #[allow(
-        dead_code,
-        reason = "a seam for the presentation compiled in (Code Mode); unused in a build without one"
-    )]
     pub(crate) fn stream(
         host: H,
         source: Arc<LaneIntake>,
@@ -159,10 +147,6 @@ impl<H: Host> Scheduler<H> {
 
     /// Stream shape: what happened to the lane's calls since the last time, in order (a
     /// lane's owner takes them after each poll; nothing is reported between polls).
-    #[allow(
-        dead_code,
-        reason = "a seam for the presentation compiled in (Code Mode); unused in a build without one"
-    )]
     pub(crate) fn take_events(&mut self) -> impl Iterator<Item = LaneEvent> + '_ {
         let events = match &mut self.shape {
             Shape::Stream { events, .. } => Some(events.drain(..)),

@@ -89,6 +89,31 @@ impl ToolRegistry {
         self.hook_in::<K>(None, hook)
     }
 
+    /// The hooks of kind `K` that apply to `exec` (the global ones and those of its scope's
+    /// chain), in registration order, from the store as it is now: how an extension runs a
+    /// hook kind of its own.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use dsh_tools::exec::ToolExecution;
+    /// use dsh_tools_runtime::ToolRegistry;
+    /// use dsh_tools_runtime::hooks::HookKind;
+    ///
+    /// /// A hook kind of an extension's own.
+    /// struct Ping;
+    /// impl HookKind for Ping {
+    ///     type Hook = Arc<dyn Fn() -> &'static str + Send + Sync>;
+    /// }
+    /// let registry = ToolRegistry::new();
+    /// registry.add_hook::<Ping>(Arc::new(|| "pong")).keep();
+    /// let exec = ToolExecution::detached("c1", "x", serde_json::json!({}));
+    /// let hooks = registry.applicable_hooks::<Ping>(&exec);
+    /// assert_eq!(hooks.iter().map(|h| h()).collect::<Vec<_>>(), ["pong"]);
+    /// ```
+    pub fn applicable_hooks<K: HookKind>(&self, exec: &ToolExecution) -> Vec<K::Hook> {
+        crate::pipeline::applicable::<K, _>(self, exec)
+    }
+
     /// Adds a global guard (no change notification).
     pub fn guard(
         &self,

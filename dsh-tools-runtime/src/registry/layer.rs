@@ -2,6 +2,7 @@
 //! registry").
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use dsh_tools::ToolDefinition;
 use dsh_tools::exec::ScopeId;
@@ -89,6 +90,9 @@ pub(crate) struct RegistryState {
     /// Defer every tool beyond this many of a scope's visible tools (see
     /// `ToolRegistry::defer_beyond`).
     pub(crate) defer_beyond: Option<usize>,
+    /// The installed extensions, in installation order (see
+    /// `ToolRegistry::install_extension`).
+    pub(crate) extensions: Vec<Arc<dyn super::ScopeExtension>>,
 }
 
 impl RegistryState {

@@ -4,13 +4,14 @@
 //! The registry stores tools, restrictions and presentation modes per layer and answers what a
 //! scope sees. Everything about running a call belongs to the [`Pipeline`] it owns; the host's
 //! entry points into it (`execute`, `execute_batch`, the hook registrations) are in `host.rs`.
-//! A presentation that adds tools of its own (Code Mode's transport) plugs in through
-//! [`ScopeExtension`].
+//! An extension that adds tools of its own (Code Mode's transport) plugs in through
+//! [`ScopeExtension`], installed by the host.
 
 mod deferral;
 mod extension;
 mod handle;
 mod host;
+mod lane;
 mod layer;
 mod mutate;
 mod prompt;
@@ -31,16 +32,12 @@ use crate::pipeline::{self, Host, Pipeline, Resolution};
 use crate::tokens::budget::DEFAULT_MAX_RESULT_TOKENS;
 
 pub use deferral::TOOL_SEARCH_NAME;
-pub(crate) use extension::{Builtin, ReservedName, ScopeExtension};
+pub use extension::{ReservedName, ScopeExtension};
 pub(crate) use handle::Effect;
 pub use handle::Registration;
+pub use lane::Lane;
 pub(crate) use layer::RegistryState;
 pub use mutate::ToolRestriction;
-#[allow(
-    unused_imports,
-    reason = "a seam for the presentation compiled in (Code Mode); unused in a build without one"
-)]
-pub(crate) use prompt::code_only_names;
 pub use prompt::{PromptError, PromptSection, PromptSurface};
 pub use scope::Scope;
 pub use tool_search::{TOOL_SEARCH_DEFAULT_LIMIT, TOOL_SEARCH_DESCRIPTION, TOOL_SEARCH_MAX_LIMIT};
@@ -132,8 +129,6 @@ pub(crate) struct Inner {
     config: RegistryConfig,
     state: RwLock<RegistryState>,
     listeners: RwLock<Vec<(u64, ChangeListener)>>,
-    /// What a presentation adds to scopes (Code Mode, when it is compiled in).
-    extension: OnceLock<Arc<dyn ScopeExtension>>,
     /// Where calls run.
     pipeline: Pipeline,
     /// The `tool_search` definition, built on first use.
@@ -197,20 +192,23 @@ pub struct ToolRegistry {
     pub(crate) inner: Arc<Inner>,
 }
 
-/// A registry held weakly (by what the registry itself owns, such as Code Mode's transport).
+/// A registry held weakly, by what the registry itself owns (an extension's tools): it does not
+/// keep the registry alive.
+///
+/// ```
+/// use dsh_tools_runtime::ToolRegistry;
+/// let registry = ToolRegistry::new();
+/// let weak = registry.downgrade();
+/// assert!(weak.upgrade().is_some());
+/// drop(registry);
+/// assert!(weak.upgrade().is_none());
+/// ```
 #[derive(Clone, Debug)]
-#[allow(
-    dead_code,
-    reason = "a seam for the presentation compiled in (Code Mode); unused in a build without one"
-)]
-pub(crate) struct WeakRegistry(Weak<Inner>);
+pub struct WeakRegistry(Weak<Inner>);
 
-#[allow(
-    dead_code,
-    reason = "a seam for the presentation compiled in (Code Mode); unused in a build without one"
-)]
 impl WeakRegistry {
-    pub(crate) fn upgrade(&self) -> Option<ToolRegistry> {
+    /// The registry, unless it was dropped.
+    pub fn upgrade(&self) -> Option<ToolRegistry> {
         self.0.upgrade().map(|inner| ToolRegistry { inner })
     }
 }
@@ -229,12 +227,11 @@ impl ToolRegistry {
 
     /// A registry with `config`.
     pub fn with_config(config: RegistryConfig) -> Self {
-        let registry = Self {
+        Self {
             inner: Arc::new(Inner {
                 config,
                 state: RwLock::new(RegistryState::default()),
                 listeners: RwLock::new(Vec::new()),
-                extension: OnceLock::new(),
                 pipeline: Pipeline::default(),
                 tool_search: OnceLock::new(),
                 search_indexes: deferral::IndexCache::default(),
@@ -242,34 +239,11 @@ impl ToolRegistry {
                 generation: AtomicU64::new(0),
                 budget_floor: AtomicUsize::new(config.max_result_tokens.unwrap_or(usize::MAX)),
             }),
-        };
-        for builtin in inventory::iter::<Builtin> {
-            (builtin.install)(&registry);
-        }
-        registry
-    }
-
-    /// Plugs a presentation in (once: Code Mode's [`Builtin`] does it).
-    #[allow(
-        dead_code,
-        reason = "a seam for the presentation compiled in (Code Mode); unused in a build without one"
-    )]
-    pub(crate) fn install_extension(&self, extension: Arc<dyn ScopeExtension>) {
-        if self.inner.extension.set(extension).is_err() {
-            tracing::error!("a registry holds one scope extension; a second one was ignored");
         }
     }
 
-    /// The installed presentation, if any.
-    pub(crate) fn extension(&self) -> Option<&Arc<dyn ScopeExtension>> {
-        self.inner.extension.get()
-    }
-
-    #[allow(
-        dead_code,
-        reason = "a seam for the presentation compiled in (Code Mode); unused in a build without one"
-    )]
-    pub(crate) fn downgrade(&self) -> WeakRegistry {
+    /// The registry held weakly (see [`WeakRegistry`]).
+    pub fn downgrade(&self) -> WeakRegistry {
         WeakRegistry(Arc::downgrade(&self.inner))
     }
 
@@ -285,11 +259,7 @@ impl ToolRegistry {
     }
 
     /// Whether `scope` is a live (not disposed) scope of this registry.
-    #[allow(
-        dead_code,
-        reason = "a seam for the presentation compiled in (Code Mode); unused in a build without one"
-    )]
-    pub(crate) fn is_live(&self, scope: ScopeId) -> bool {
+    pub fn is_live(&self, scope: ScopeId) -> bool {
         self.inner.read().layer(Some(scope)).is_some()
     }
 
@@ -297,9 +267,9 @@ impl ToolRegistry {
     /// applied; `None` = the global view).
     pub fn get(&self, name: &str, scope: Option<ScopeId>) -> Option<ToolDefinition> {
         let state = self.inner.read();
-        if let Some(extension) = self.extension() {
+        if !state.extensions.is_empty() {
             let mode = self.mode_in(&state, scope);
-            if let Some(tool) = extension.tool(name, mode) {
+            if let Some(tool) = state.extensions.iter().find_map(|e| e.tool(name, mode)) {
                 return Some(tool);
             }
         }
@@ -334,8 +304,9 @@ impl ToolRegistry {
     pub fn visible(&self, scope: Option<ScopeId>) -> Vec<ToolDefinition> {
         let state = self.inner.read();
         let mut visible = view::view(&state, scope).visible;
-        if let Some(extension) = self.extension() {
-            visible.extend(extension.tools(self.mode_in(&state, scope)));
+        let mode = self.mode_in(&state, scope);
+        for extension in &state.extensions {
+            visible.extend(extension.tools(mode));
         }
         visible
     }
@@ -345,8 +316,10 @@ impl ToolRegistry {
     /// what its presentation adds (`run_code`). See [`ToolRegistry::defer_beyond`].
     pub fn shown(&self, scope: Option<ScopeId>) -> Vec<ToolDefinition> {
         let mut shown = self.listing(scope).shown(|| self.tool_search());
-        if let Some(extension) = self.extension() {
-            shown.extend(extension.tools(self.effective_mode(scope)));
+        let state = self.inner.read();
+        let mode = self.mode_in(&state, scope);
+        for extension in &state.extensions {
+            shown.extend(extension.tools(mode));
         }
         shown
     }
@@ -402,16 +375,16 @@ impl Host for ToolRegistry {
         &self.inner.pipeline
     }
 
-    /// The definition a call runs: an extra tool of the caller's presentation, or a visible
-    /// stored tool — unless the presentation hides it from direct calls.
+    /// The definition a call runs: an extra tool of an extension, or a visible stored tool —
+    /// unless an extension (or, failing one, the callers rule) hides it from direct calls.
     fn resolve(&self, name: &str, agent: Option<ScopeId>, nested: bool) -> Resolution {
         let state = self.inner.read();
-        let extension = self.extension();
-        let mode = match extension {
-            Some(_) => self.mode_in(&state, agent),
-            None => PresentationMode::Native,
+        let extensions = &state.extensions[..];
+        let mode = match extensions {
+            [] => PresentationMode::Native,
+            _ => self.mode_in(&state, agent),
         };
-        if let Some(tool) = extension.and_then(|e| e.tool(name, mode)) {
+        if let Some(tool) = extensions.iter().find_map(|e| e.tool(name, mode)) {
             return Resolution::Runs(tool);
         }
         let found = if name == TOOL_SEARCH_NAME {
@@ -422,7 +395,6 @@ impl Host for ToolRegistry {
         let Some(def) = found else {
             return Resolution::Unknown;
         };
-        drop(state);
         let refusal = if nested {
             // A call from inside another (a Code Mode sub-call) of a tool only the model calls.
             (def.callers() == Callers::Native).then(|| {
@@ -431,15 +403,18 @@ impl Host for ToolRegistry {
                 ))
             })
         } else {
-            match extension {
-                Some(extension) => extension.hides(&def, mode),
-                None => (def.callers() == Callers::Code).then(|| {
-                    ToolNotFoundError::hidden(format!(
-                        "unknown tool \"{name}\": it is callable only from Code Mode programs (callers = \"code\"), not directly"
-                    ))
-                }),
-            }
+            extensions
+                .iter()
+                .find_map(|e| e.hides(&def, mode))
+                .or_else(|| {
+                    (def.callers() == Callers::Code).then(|| {
+                        ToolNotFoundError::hidden(format!(
+                            "unknown tool \"{name}\": it is callable only from Code Mode programs (callers = \"code\"), not directly"
+                        ))
+                    })
+                })
         };
+        drop(state);
         match refusal {
             Some(refusal) => Resolution::Hidden { def, refusal },
             None => Resolution::Runs(def),

@@ -14,7 +14,7 @@ use super::{
     Effect, Inner, PresentationMode, Registration, RegistryChange, ReservedName, ToolRegistry, view,
 };
 use crate::error::RegistryError;
-use crate::panic_message;
+use crate::error::panic_message;
 
 /// A `restrict` filter: keep only `allow`, and/or remove `deny`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -214,10 +214,11 @@ impl ToolRegistry {
                 holder: "tool search (deferred loading)",
             });
         }
-        let extension = self.extension()?;
-        extension
-            .reserved()
+        let state = self.inner.read();
+        state
+            .extensions
             .iter()
+            .flat_map(|extension| extension.reserved())
             .find(|r| r.name == name)
             .copied()
     }

@@ -49,8 +49,25 @@ pub enum PromptError {
     },
 }
 
+impl PromptError {
+    /// The error of a prompt for a scope presenting in `mode` (not native) when no extension
+    /// presents it: Code Mode is not installed.
+    ///
+    /// ```
+    /// use dsh_tools_runtime::{PresentationMode, PromptError};
+    /// let error = PromptError::missing_runtime(PresentationMode::Code);
+    /// assert!(error.to_string().starts_with("dsh-tools: mode \"code\" requires a code runtime"));
+    /// ```
+    pub fn missing_runtime(mode: PresentationMode) -> Self {
+        Self::MissingRuntime(format!(
+            "dsh-tools: mode \"{}\" requires a code runtime — install Code Mode on the registry (dsh_tools_runtime::code::CodeMode::new(runtime).install(&registry), e.g. with dsh_tools_runtime::code::quickjs::QuickJsRuntime) or use PresentationMode::Native",
+            mode.as_str()
+        ))
+    }
+}
+
 /// The names of the tools among `visible` only Code Mode programs may call.
-pub(crate) fn code_only_names(visible: &[ToolDefinition]) -> Vec<&str> {
+fn code_only_names(visible: &[ToolDefinition]) -> Vec<&str> {
     visible
         .iter()
         .filter(|d| !d.callers().model())
@@ -102,12 +119,10 @@ impl ToolRegistry {
                 sections: Vec::new(),
             });
         }
-        match self.extension() {
-            Some(extension) => extension.prompt(scope, mode, &visible, known_names),
-            None => Err(PromptError::MissingRuntime(format!(
-                "dsh-tools: mode \"{}\" requires a code runtime, and Code Mode is not part of this build",
-                mode.as_str()
-            ))),
-        }
+        let extensions = self.inner.read().extensions.clone();
+        extensions
+            .iter()
+            .find_map(|e| e.prompt(scope, mode, &visible, &known_names))
+            .unwrap_or_else(|| Err(PromptError::missing_runtime(mode)))
     }
 }

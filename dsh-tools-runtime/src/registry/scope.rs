@@ -222,7 +222,8 @@ fn dispose(registry: &ToolRegistry, id: ScopeId) {
         return;
     };
     registry.inner.search_indexes.forget(id);
-    if let Some(extension) = registry.extension() {
+    let extensions = registry.inner.read().extensions.clone();
+    for extension in extensions {
         extension.scope_disposed(id);
     }
     for (_, def) in layer.tools.iter().rev() {

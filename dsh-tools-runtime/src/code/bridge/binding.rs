@@ -11,11 +11,11 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::{Pending, Run};
+use crate::ToolRegistry;
 use crate::code::durable::{Check, JournalEntry};
 use crate::code::runtime::{BindingFn, BindingNamespace, ErrorClass};
 use crate::code::transport::RUN_CODE_NAME;
-use crate::pipeline::{CallInput, CallerCancel, SharedStr};
-use crate::registry::ToolRegistry;
+use crate::extension::{CallInput, CallerCancel, SharedStr};
 
 /// The tools a run's program may call: every visible tool of the calling agent (deferred ones
 /// included: they stay executable), except

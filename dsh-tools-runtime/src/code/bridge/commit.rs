@@ -9,7 +9,7 @@ use dsh_tools::{ContentBlock, ContextMessage};
 use super::{Pending, Run};
 use crate::code::dispatch_log::DispatchLogFn;
 use crate::code::events::{CodeDispatchEvent, CodeEventSink, emit};
-use crate::pipeline::LaneEvent;
+use crate::extension::LaneEvent;
 
 /// Where settled sub-calls are logged: the event sink and the dispatch-log listeners.
 pub(super) type EventLog<'a> = (&'a dyn CodeEventSink, &'a [DispatchLogFn]);

@@ -8,9 +8,8 @@ use serde_json::{Value, json};
 
 use crate::code::flavour::Flavour;
 use crate::code::runtime::BindingFn;
-use crate::registry::{
-    TOOL_SEARCH_DEFAULT_LIMIT, TOOL_SEARCH_MAX_LIMIT, ToolRegistry, WeakRegistry,
-};
+use crate::extension::WeakRegistry;
+use crate::{TOOL_SEARCH_DEFAULT_LIMIT, TOOL_SEARCH_MAX_LIMIT, ToolRegistry};
 
 /// The binding names (a `$` keeps them apart from tool names, which cannot hold one).
 pub(crate) const SEARCH: &str = "$search";

@@ -24,14 +24,15 @@ mod replies;
 
 pub(crate) use discovery::{DESCRIBE, SEARCH};
 
+use super::CodeModeExt;
 use crate::code::dispatch_log::{DispatchLog, DispatchLogFn};
 use crate::code::durable::{DurableRun, Ending};
 use crate::code::events::{CodeDispatchEvent, emit};
 use crate::code::host_work::HostWork;
 use crate::code::runs::RunGrants;
 use crate::code::runtime::{CodeRunRequest, SnapshotSlot};
-use crate::pipeline::{CallInput, LaneIntake, OnStart, Scheduler};
-use crate::registry::ToolRegistry;
+use crate::extension::{CallInput, Lane, LaneIntake, OnStart};
+use crate::{PromptError, ToolRegistry};
 
 /// Why a run is over, for the messages of rules 9 and 14.
 const SETTLED: &str = "run_code settled";
@@ -106,7 +107,7 @@ pub(crate) async fn run_code(
     }
     let runtime = registry.code_runtime().ok_or_else(|| {
         let mode = registry.effective_mode(ctx.execution().agent);
-        ToolError::msg(super::missing_runtime_message(mode))
+        ToolError::msg(PromptError::missing_runtime(mode).to_string())
     })?;
     let program = args["code"].as_str().unwrap_or_default().to_owned();
     let exec = ctx.execution().clone();
@@ -146,9 +147,9 @@ pub(crate) async fn run_code(
     let program_stop = run_cancel.child_token();
     let source = Arc::new(LaneIntake::default());
     let over = CancellationToken::new();
-    let sink = registry.event_sink().filter(|_| exec.agent.is_some());
+    let sink = super::event_sink(&registry).filter(|_| exec.agent.is_some());
     let grants: RunGrants = Arc::default();
-    let mut durable = match registry.durable_start(&exec.call_id) {
+    let mut durable = match super::runs::durable_start(&registry, &exec.call_id) {
         Some(start) if !runtime.replays() && !runtime.snapshots() => {
             let _ = start;
             return Err(ToolError::msg(
@@ -191,7 +192,7 @@ pub(crate) async fn run_code(
         emit(&**sink, CodeDispatchEvent::resumed(&exec, durable));
     }
     let log_chain: Vec<DispatchLogFn> = match sink {
-        Some(_) => crate::pipeline::applicable::<DispatchLog, _>(&registry, &exec),
+        Some(_) => registry.applicable_hooks::<DispatchLog>(&exec),
         None => Vec::new(),
     };
     let on_start: Option<OnStart> = sink.clone().map(|sink| {
@@ -201,13 +202,7 @@ pub(crate) async fn run_code(
         }) as OnStart
     });
     // The bindings submit only lossless arguments (rule 10): the lane does not check again.
-    let scheduler = Scheduler::stream(
-        registry.clone(),
-        source,
-        true,
-        registry.config().max_parallel_sub_calls,
-        on_start,
-    );
+    let scheduler = Lane::new(registry.clone(), source, true, on_start);
 
     // The run's lane: the scheduler, then rule 13's commits in submission order as it reports
     // them — taken after each of its polls, so a call the scheduler commits settles in the
@@ -238,7 +233,7 @@ pub(crate) async fn run_code(
         super::flavour::flavour(runtime.language()).unwrap_or(&super::flavour::TYPESCRIPT);
     let helpers = discovery::bindings(&registry, exec.agent, flavour);
     let bindings = binding::bindings(&tools, helpers, &exec, &run, &run_cancel);
-    let clock = registry.open_run(exec.token, run.durable.clone(), grants);
+    let clock = super::runs::open_run(&registry, exec.token, run.durable.clone(), grants);
     let mut request = CodeRunRequest::new(program, vec![bindings])
         .with_cancellation(program_stop)
         .with_clock(clock.clock().clone());

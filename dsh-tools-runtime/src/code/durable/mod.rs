@@ -1,11 +1,11 @@
 //! Durable Code Mode: a program whose tool call needs a person's approval **suspends**, and
 //! **resumes** later — in this process or another — with every tool call executed exactly once.
 //!
-//! [`ToolRegistry::run_code_suspendable`] runs a `run_code` call with suspension enabled: when
+//! [`CodeModeExt::run_code_suspendable`] runs a `run_code` call with suspension enabled: when
 //! a sub-call's pre-execute decision is `ask`, the calls already in flight finish (and are
 //! journaled), calls not yet started are not started, the program stops, and the outcome is
 //! [`RunOutcome::Suspended`] — a sealed continuation and the [`PendingCall`]s awaiting a
-//! decision. [`ToolRegistry::resume_code`] opens the continuation (refusing a tampered,
+//! decision. [`CodeModeExt::resume_code`] opens the continuation (refusing a tampered,
 //! truncated, foreign-key or already resumed one before anything runs) and resumes the run
 //! with the [`Decision`].
 //!
@@ -17,6 +17,7 @@
 //!     ContinuationKey, Decision, Durability, MemorySpentStore, Resume, RunOutcome,
 //! };
 //! use dsh_tools_runtime::code::quickjs::QuickJsRuntime;
+//! use dsh_tools_runtime::code::{CodeMode, CodeModeExt};
 //! use dsh_tools_runtime::hooks::pre_execute_fn;
 //! use dsh_tools_runtime::{PresentationMode, RegistryConfig, ToolRegistry};
 //! use serde_json::json;
@@ -26,7 +27,7 @@
 //!     mode: PresentationMode::Code,
 //!     ..RegistryConfig::default()
 //! });
-//! registry.set_code_runtime(Arc::new(QuickJsRuntime::default()));
+//! CodeMode::new(Arc::new(QuickJsRuntime::default())).install(&registry).unwrap();
 //! registry.register(ToolDefinition::builder("deploy").description("Deploy the site.")
 //!     .execute(|_, _| async { Ok(json!("deployed")) }).build().unwrap()).unwrap().keep();
 //! registry.on_pre_execute(pre_execute_fn(|exec, next| async move {
@@ -123,9 +124,9 @@ pub use spent::{FileSpentStore, MemorySpentStore, SpentStore};
 pub(crate) use journal::JournalEntry;
 pub(crate) use run::{Check, DurableRun, DurableStart, Ending, Suspension};
 
+use crate::ToolRegistry;
 use crate::approval::{ApprovalOutcome, ApprovalScope};
-use crate::code::RUN_CODE_NAME;
-use crate::registry::ToolRegistry;
+use crate::code::{CodeModeExt, RUN_CODE_NAME};
 use continuation::Payload;
 
 /// A sub-call a suspended run awaits a decision about.
@@ -283,127 +284,124 @@ pub(crate) fn suspended_message(suspension: &Suspension) -> String {
     format!("code run suspended: {} awaits a decision", calls.join(", "))
 }
 
-impl ToolRegistry {
-    /// Runs a `run_code` call (`input.name` must be `run_code`) with suspension enabled: a
-    /// sub-call whose pre-execute decision is `ask` suspends the run instead of asking the
-    /// approval service (see [the module docs](self)).
-    pub async fn run_code_suspendable(
-        &self,
-        input: ToolExecutionInput,
-        durability: &Durability,
-    ) -> RunOutcome {
-        let start = DurableStart {
-            suspend: true,
-            ..DurableStart::default()
-        };
-        self.run_durable(input, start, durability).await
-    }
+/// Runs a `run_code` call (`input.name` must be `run_code`) with suspension enabled: a
+/// sub-call whose pre-execute decision is `ask` suspends the run instead of asking the
+/// approval service (see [the module docs](crate::code::durable)).
+pub(crate) async fn run_code_suspendable(
+    registry: &ToolRegistry,
+    input: ToolExecutionInput,
+    durability: &Durability,
+) -> RunOutcome {
+    let start = DurableStart {
+        suspend: true,
+        ..DurableStart::default()
+    };
+    run_durable(registry, input, start, durability).await
+}
 
-    /// Resumes a suspended run: opens `continuation` with the durability's key, spends its id,
-    /// and runs the program again by replay with `resume.decision` for its pending calls.
-    ///
-    /// A continuation that is not one, was altered or truncated, was sealed with another key,
-    /// or was already resumed is refused before anything runs.
-    pub async fn resume_code(
-        &self,
-        continuation: &str,
-        resume: Resume,
-        durability: &Durability,
-    ) -> Result<RunOutcome, ContinuationError> {
-        let payload = continuation::open(continuation, &durability.key)?;
-        if let Some(runtime) = self.code_runtime()
-            && runtime.language() != payload.language
-        {
-            return Err(ContinuationError::Language {
-                found: payload.language,
-                expected: runtime.language().to_owned(),
-            });
-        }
-        match durability.spent.spend(&payload.id) {
-            Ok(true) => {}
-            Ok(false) => return Err(ContinuationError::Spent { id: payload.id }),
-            Err(error) => return Err(ContinuationError::Store(error.to_string())),
-        }
-        let mut input = ToolExecutionInput::new(
-            payload.run,
-            RUN_CODE_NAME,
-            json!({"code": payload.program, "description": payload.description}),
-        );
-        input.root_call_id = payload.root;
-        input.agent = resume.agent;
-        input.cancel = resume.cancel;
-        let start = DurableStart {
-            suspend: resume.suspend,
-            journal: payload.journal,
-            record: Some(payload.record),
-            decided: payload
-                .pending
-                .into_iter()
-                .map(|pending| (pending, resume.decision))
-                .collect(),
-            grants: payload.grants,
-            snapshot: payload.snapshot,
-            ..DurableStart::default()
-        };
-        Ok(self.run_durable(input, start, durability).await)
+/// Resumes a suspended run: opens `continuation` with the durability's key, spends its id,
+/// and runs the program again by replay with `resume.decision` for its pending calls.
+///
+/// A continuation that is not one, was altered or truncated, was sealed with another key,
+/// or was already resumed is refused before anything runs.
+pub(crate) async fn resume_code(
+    registry: &ToolRegistry,
+    continuation: &str,
+    resume: Resume,
+    durability: &Durability,
+) -> Result<RunOutcome, ContinuationError> {
+    let payload = continuation::open(continuation, &durability.key)?;
+    if let Some(runtime) = registry.code_runtime()
+        && runtime.language() != payload.language
+    {
+        return Err(ContinuationError::Language {
+            found: payload.language,
+            expected: runtime.language().to_owned(),
+        });
     }
+    match durability.spent.spend(&payload.id) {
+        Ok(true) => {}
+        Ok(false) => return Err(ContinuationError::Spent { id: payload.id }),
+        Err(error) => return Err(ContinuationError::Store(error.to_string())),
+    }
+    let mut input = ToolExecutionInput::new(
+        payload.run,
+        RUN_CODE_NAME,
+        json!({"code": payload.program, "description": payload.description}),
+    );
+    input.root_call_id = payload.root;
+    input.agent = resume.agent;
+    input.cancel = resume.cancel;
+    let start = DurableStart {
+        suspend: resume.suspend,
+        journal: payload.journal,
+        record: Some(payload.record),
+        decided: payload
+            .pending
+            .into_iter()
+            .map(|pending| (pending, resume.decision))
+            .collect(),
+        grants: payload.grants,
+        snapshot: payload.snapshot,
+        ..DurableStart::default()
+    };
+    Ok(run_durable(registry, input, start, durability).await)
+}
 
-    async fn run_durable(
-        &self,
-        input: ToolExecutionInput,
-        start: DurableStart,
-        durability: &Durability,
-    ) -> RunOutcome {
-        if input.name != RUN_CODE_NAME {
-            return RunOutcome::Completed(ToolExecutionResult::failure(ToolError::msg(format!(
-                "only {RUN_CODE_NAME} calls suspend; got a call of \"{}\"",
-                input.name
-            ))));
-        }
-        let text = |key: &str| input.arguments[key].as_str().unwrap_or_default().to_owned();
-        let (program, description) = (text("code"), text("description"));
-        let run = input.call_id.clone();
-        let root = input.root_call_id.clone().filter(|root| *root != run);
-        let slot = Arc::clone(&start.suspension);
-        let Some(registered) = crate::code::CodeMode::register_durable(self, &run, start) else {
-            return RunOutcome::Completed(ToolExecutionResult::failure(ToolError::msg(format!(
-                "a durable run_code call with id \"{run}\" is already running"
-            ))));
-        };
-        let result = self.execute(input).await;
-        drop(registered);
-        let suspension = slot.lock().unwrap_or_else(PoisonError::into_inner).take();
-        let Some(suspension) = suspension else {
-            return RunOutcome::Completed(result);
-        };
-        let language = self
-            .code_runtime()
-            .map_or_else(String::new, |runtime| runtime.language().to_owned());
-        let payload = Payload {
-            v: CONTINUATION_VERSION,
-            id: continuation::fresh_id(),
-            run,
-            root,
-            language,
-            program,
-            description,
-            journal: suspension.journal,
-            record: suspension.record,
-            pending: suspension.pending.clone(),
-            grants: suspension.grants,
-            snapshot: suspension.snapshot,
-        };
-        match continuation::seal(&payload, &durability.key) {
-            Ok(continuation) => RunOutcome::Suspended {
-                continuation,
-                pending: suspension.pending,
-            },
-            Err(error) => {
-                RunOutcome::Completed(ToolExecutionResult::failure(ToolError::with_info(
-                    format!("code run failed: the suspended run could not be sealed: {error}"),
-                    ErrorInfo::new("CodeRunFailedError", "CODE_RUN_FAILED"),
-                )))
-            }
-        }
+async fn run_durable(
+    registry: &ToolRegistry,
+    input: ToolExecutionInput,
+    start: DurableStart,
+    durability: &Durability,
+) -> RunOutcome {
+    if input.name != RUN_CODE_NAME {
+        return RunOutcome::Completed(ToolExecutionResult::failure(ToolError::msg(format!(
+            "only {RUN_CODE_NAME} calls suspend; got a call of \"{}\"",
+            input.name
+        ))));
+    }
+    let text = |key: &str| input.arguments[key].as_str().unwrap_or_default().to_owned();
+    let (program, description) = (text("code"), text("description"));
+    let run = input.call_id.clone();
+    let root = input.root_call_id.clone().filter(|root| *root != run);
+    let slot = Arc::clone(&start.suspension);
+    let Some(registered) = crate::code::CodeModeState::register_durable(registry, &run, start)
+    else {
+        return RunOutcome::Completed(ToolExecutionResult::failure(ToolError::msg(format!(
+            "a durable run_code call with id \"{run}\" is already running"
+        ))));
+    };
+    let result = registry.execute(input).await;
+    drop(registered);
+    let suspension = slot.lock().unwrap_or_else(PoisonError::into_inner).take();
+    let Some(suspension) = suspension else {
+        return RunOutcome::Completed(result);
+    };
+    let language = registry
+        .code_runtime()
+        .map_or_else(String::new, |runtime| runtime.language().to_owned());
+    let payload = Payload {
+        v: CONTINUATION_VERSION,
+        id: continuation::fresh_id(),
+        run,
+        root,
+        language,
+        program,
+        description,
+        journal: suspension.journal,
+        record: suspension.record,
+        pending: suspension.pending.clone(),
+        grants: suspension.grants,
+        snapshot: suspension.snapshot,
+    };
+    match continuation::seal(&payload, &durability.key) {
+        Ok(continuation) => RunOutcome::Suspended {
+            continuation,
+            pending: suspension.pending,
+        },
+        Err(error) => RunOutcome::Completed(ToolExecutionResult::failure(ToolError::with_info(
+            format!("code run failed: the suspended run could not be sealed: {error}"),
+            ErrorInfo::new("CodeRunFailedError", "CODE_RUN_FAILED"),
+        ))),
     }
 }

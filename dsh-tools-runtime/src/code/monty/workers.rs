@@ -290,7 +290,7 @@ fn start_call(
     let panicked = move |payload: Box<dyn std::any::Any + Send>| {
         Err(format!(
             "binding \"{label}\" panicked: {}",
-            crate::panic_message(&*payload)
+            crate::extension::panic_message(&*payload)
         ))
     };
     Box::pin(async move {

@@ -123,7 +123,7 @@ impl Calls {
         let panicked = move |payload: Box<dyn std::any::Any + Send>| {
             Err(format!(
                 "binding \"{label}\" panicked: {}",
-                crate::panic_message(&*payload)
+                crate::extension::panic_message(&*payload)
             ))
         };
         // The binding is invoked right away, as the program makes the call: what it hands to

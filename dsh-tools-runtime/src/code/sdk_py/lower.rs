@@ -18,7 +18,6 @@ use serde_json::{Map, Value};
 
 use super::ir::{Classes, Field, Lit, Py};
 use super::names::{ClassNames, camel};
-use crate::dialect::refs::resolve_target;
 
 /// Deepest schema nesting followed.
 pub(crate) const MAX_SCHEMA_DEPTH: usize = 48;
@@ -126,10 +125,12 @@ impl<'a> Walk<'a, '_, '_> {
     }
 
     fn reference(&mut self, reference: &Value, depth: usize, brackets: usize) -> Py {
-        let Some((text, target)) = reference
-            .as_str()
-            .and_then(|r| Some((r, resolve_target(self.root, r)?)))
-        else {
+        let Some((text, target)) = reference.as_str().and_then(|r| {
+            Some((
+                r,
+                dsh_tools::subset::resolve_ref(self.root, r).map(|(node, _)| node)?,
+            ))
+        }) else {
             return Py::Any;
         };
         let key = std::ptr::from_ref(target);

@@ -22,7 +22,7 @@ use crate::approval::{ApprovalOutcome, ApprovalScope};
 
 pub use chain::{DispatchExecution, ExecuteNext, PostNext, PreNext};
 pub use store::HookKind;
-pub(crate) use store::{HookTables, applicable, sealed};
+pub(crate) use store::{HookTables, applicable};
 
 /// A pre-execute policy: `(execution, next) -> decision`.
 pub type PreExecuteFn =
@@ -72,49 +72,48 @@ pub struct ResultObserver;
 
 /// Called when a call starts waiting for a person's approval; what it returns is dropped when
 /// the wait ends (Code Mode pauses its program's clock this way).
-pub(crate) type ApprovalWaitFn =
-    Arc<dyn Fn(&ToolExecution) -> Option<Box<dyn Any + Send>> + Send + Sync>;
+pub type ApprovalWaitFn = Arc<dyn Fn(&ToolExecution) -> Option<Box<dyn Any + Send>> + Send + Sync>;
 
-/// Approval-wait hooks ([`ApprovalWaitFn`]); the crate's own (Code Mode's clock).
+/// Approval-wait hooks ([`ApprovalWaitFn`]): run while a call waits for a person (Code Mode's
+/// clock pauses).
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct ApprovalWait;
+pub struct ApprovalWait;
 
 /// What an approval gate is asked about: a call whose pre-execute decision is `ask`.
-#[allow(
-    dead_code,
-    reason = "read by the presentation compiled in (Code Mode); unused in a build without one"
-)]
-pub(crate) struct Ask<'a> {
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Ask<'a> {
     /// The call.
-    pub(crate) exec: &'a ToolExecution,
+    pub exec: &'a ToolExecution,
     /// Why the policy asked.
-    pub(crate) reason: Option<&'a str>,
+    pub reason: Option<&'a str>,
     /// The call's card (the tool's `present_call`, or the generic one).
-    pub(crate) view: &'a ToolCallView,
+    pub view: &'a ToolCallView,
     /// The widest scope an approval of this call may have.
-    pub(crate) widest: ApprovalScope,
+    pub widest: ApprovalScope,
 }
 
 /// Answers an `ask` in place of the approval service, or passes (`None`). Code Mode answers the
 /// sub-calls of a durable run this way: a resume decision, or the run's suspension.
-pub(crate) type ApprovalGateFn =
+pub type ApprovalGateFn =
     Arc<dyn Fn(&Ask<'_>) -> Option<BoxFuture<'static, ApprovalOutcome>> + Send + Sync>;
 
-/// Approval gates ([`ApprovalGateFn`]); the crate's own (Code Mode's durable runs).
+/// Approval gates ([`ApprovalGateFn`]): the first that answers decides an `ask` (Code Mode's
+/// durable runs).
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct ApprovalGate;
+pub struct ApprovalGate;
 
 /// Told that a call was approved for the rest of its Code Mode run (the scope already narrowed
 /// to what the tool allows); the run remembers it.
-pub(crate) type RunApprovalFn = Arc<dyn Fn(&ToolExecution) + Send + Sync>;
+pub type RunApprovalFn = Arc<dyn Fn(&ToolExecution) + Send + Sync>;
 
-/// Run-approval listeners ([`RunApprovalFn`]); the crate's own (Code Mode's runs).
+/// Run-approval listeners ([`RunApprovalFn`]): told of an approval for the rest of a run
+/// (Code Mode's runs).
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct RunApproval;
+pub struct RunApproval;
 
 macro_rules! kinds {
     ($($kind:ty => $hook:ty),* $(,)?) => {$(
-        impl sealed::Sealed for $kind {}
         impl HookKind for $kind {
             type Hook = $hook;
         }

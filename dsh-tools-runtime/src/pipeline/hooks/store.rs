@@ -11,8 +11,10 @@ use dsh_tools::exec::{ScopeId, ToolExecution};
 /// [`Scope::add_hook`] put a hook into its kind's table, and the pipeline stage that runs the
 /// kind reads the table. The named methods (`on_pre_execute`, `guard`, …) are shorthands.
 ///
-/// The trait is sealed: a kind is only useful together with the stage that runs it, and stages
-/// are the pipeline's own.
+/// A kind is only useful together with the stage that runs it: the pipeline's stages run the
+/// kinds of this module, and an extension runs its own kinds where it chooses, reading the
+/// hooks that apply to a call with
+/// [`ToolRegistry::applicable_hooks`](crate::ToolRegistry::applicable_hooks).
 ///
 /// ```
 /// use dsh_tools::exec::PreToolDecision;
@@ -27,14 +29,9 @@ use dsh_tools::exec::{ScopeId, ToolExecution};
 ///
 /// [`ToolRegistry::add_hook`]: crate::ToolRegistry::add_hook
 /// [`Scope::add_hook`]: crate::Scope::add_hook
-pub trait HookKind: sealed::Sealed + 'static {
+pub trait HookKind: 'static {
     /// What a hook of this kind is (a shared function).
     type Hook: Clone + Send + Sync + 'static;
-}
-
-pub(crate) mod sealed {
-    /// Only the crate's own kinds implement [`super::HookKind`].
-    pub trait Sealed {}
 }
 
 /// A hook and the scope it was registered for (`None` = every call).
