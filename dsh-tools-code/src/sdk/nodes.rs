@@ -61,7 +61,7 @@ pub(crate) fn ident(name: &str) -> Ident {
 }
 
 /// A type reference `name<params…>`.
-#[allow(
+#[expect(
     clippy::vec_box,
     reason = "swc's TsTypeParamInstantiation holds Vec<Box<TsType>>"
 )]

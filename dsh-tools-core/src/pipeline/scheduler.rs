@@ -122,10 +122,6 @@ impl<H: Host> Scheduler<H> {
     /// A streaming lane: inputs arrive on `source` (`checked`: with arguments already known to
     /// be lossless JSON), results are reported in call order (see [`Scheduler::take_events`]),
     /// and once the intake closes (the run is over) the unstarted inputs are abandoned.
-    #[allow(
-        clippy::too_many_arguments,
-        reason = "one lane's whole wiring, passed once"
-    )]
     pub(crate) fn stream(
         host: H,
         source: Arc<LaneIntake>,
