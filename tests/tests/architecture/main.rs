@@ -4,6 +4,8 @@
 //!   dependencies are the `crate::…` paths its files name: `use` items, paths in code, and
 //!   `crate::`/`$crate::` paths inside macros; names re-exported at the crate root count for the
 //!   module that defines them);
+//! - the core's top-level modules name exactly the modules `ARCHITECTURE.md` lists for them
+//!   (an undeclared edge fails, and so does a listed edge the code no longer has);
 //! - no file of `dsh-tools` or `dsh-tools-core` names Code Mode's tool (`run_code`) or its
 //!   feature (`feature = "code-mode"`) in code: Code Mode is `dsh-tools-code`;
 //! - `dsh-tools-code` names only the core's extension API, its public modules and its root
@@ -131,6 +133,75 @@ fn the_core_modules_point_one_way() {
             );
         }
     }
+}
+
+/// The core's exact module edges, as ARCHITECTURE.md lists them ("exactly: …").
+const CORE_EDGES: &[(&str, &[&str])] = &[
+    ("pipeline", &["approval", "error", "tokens"]),
+    (
+        "registry",
+        &["approval", "error", "pipeline", "search", "tokens"],
+    ),
+    ("extension", &["error", "pipeline", "registry"]),
+    ("dialect", &["registry"]),
+    ("provider", &["dialect", "registry"]),
+    ("mcp", &["error", "registry"]),
+];
+
+/// `graph`'s edges against `declared` (a module left out names nothing): what differs, if
+/// anything.
+fn undeclared_edges(
+    graph: &BTreeMap<String, BTreeMap<String, PathBuf>>,
+    declared: &[(&str, &[&str])],
+) -> Vec<String> {
+    let mut differences = Vec::new();
+    let modules: BTreeSet<&str> = graph
+        .keys()
+        .map(String::as_str)
+        .chain(declared.iter().map(|(from, _)| *from))
+        .collect();
+    for from in modules {
+        let found: BTreeSet<&str> = graph
+            .get(from)
+            .map(|edges| edges.keys().map(String::as_str).collect())
+            .unwrap_or_default();
+        let listed: BTreeSet<&str> = declared
+            .iter()
+            .find(|(f, _)| *f == from)
+            .map(|(_, to)| to.iter().copied().collect())
+            .unwrap_or_default();
+        for to in found.difference(&listed) {
+            differences.push(format!("{from} -> {to} is not in ARCHITECTURE.md"));
+        }
+        for to in listed.difference(&found) {
+            differences.push(format!(
+                "{from} -> {to} is in ARCHITECTURE.md but not in the code"
+            ));
+        }
+    }
+    differences
+}
+
+#[test]
+fn the_core_modules_have_exactly_the_documented_edges() {
+    let [_, core, _] = crates();
+    let differences = undeclared_edges(&core.dependencies(), CORE_EDGES);
+    assert!(differences.is_empty(), "{}", differences.join("\n"));
+}
+
+#[test]
+fn an_undeclared_edge_fails_the_edge_check() {
+    // The test of the test: the core's graph plus one edge ARCHITECTURE.md does not list.
+    let [_, core, _] = crates();
+    let mut graph = core.dependencies();
+    graph
+        .entry("dialect".to_owned())
+        .or_default()
+        .insert("mcp".to_owned(), PathBuf::from("src/dialect/mod.rs"));
+    assert_eq!(
+        undeclared_edges(&graph, CORE_EDGES),
+        ["dialect -> mcp is not in ARCHITECTURE.md"]
+    );
 }
 
 /// Whether `tokens` name Code Mode: a `run_code` identifier or string, or the `code-mode`
