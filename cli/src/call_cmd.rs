@@ -54,7 +54,7 @@ pub fn host_registry(yes: bool) -> Result<ToolRegistry, CliError> {
     host_registry_in(PresentationMode::Native, yes)
 }
 
-/// [`host_registry`] in a presentation mode (Code Mode hosts also mount the QuickJS runtime).
+/// [`host_registry`] in a presentation mode (a Code Mode host then installs Code Mode on it).
 pub fn host_registry_in(mode: PresentationMode, yes: bool) -> Result<ToolRegistry, CliError> {
     host_registry_with(mode, TerminalApproval::new(yes))
 }

@@ -6,11 +6,11 @@ use std::path::PathBuf;
 use clap::Args;
 use dsh_tools_runtime::PresentationMode;
 use dsh_tools_runtime::catalog::{Catalog, CatalogEntry, PackageInfo, first_drift};
-use dsh_tools_runtime::code::RUN_CODE_NAME;
+use dsh_tools_runtime::code::{CodeMode, RUN_CODE_NAME};
 use serde_json::json;
 
 use crate::call_cmd::host_registry_in;
-use crate::{CliError, Input, Report};
+use crate::{CliError, Input, Language, Report};
 
 /// Arguments of `catalog`.
 #[derive(Debug, Args)]
@@ -22,7 +22,7 @@ pub struct CatalogArgs {
 }
 
 /// Where the `run_code` transport is declared (it is built by the registry, not by `#[tool]`).
-const RUN_CODE_SOURCE: &str = "dsh-tools-runtime/src/code/transport.rs";
+const RUN_CODE_SOURCE: &str = "dsh-tools-code/src/transport.rs";
 
 const INTRO: &str = "The tools of the `dsh-tools` example host: the coding tool pack and the Code Mode transport `run_code`. Each parameter schema is the canonical JSON Schema the registry validates arguments against; `dsh-tools list --dialect <mcp|openai-strict|gemini|anthropic>` prints the same tools as each provider receives them.";
 
@@ -57,6 +57,9 @@ pub fn example_catalog() -> Result<Catalog, CliError> {
         entries.push(entry);
     }
     let registry = host_registry_in(PresentationMode::Code, false)?;
+    CodeMode::new(Language::Typescript.runtime()?)
+        .install(&registry)
+        .map_err(|e| CliError::new(format!("cannot install Code Mode: {e}")))?;
     let run_code = registry
         .get(RUN_CODE_NAME, None)
         .ok_or_else(|| CliError::new("the Code Mode registry has no run_code"))?;

@@ -22,7 +22,7 @@ use dsh_tools_runtime::PresentationMode;
 use dsh_tools_runtime::code::durable::{
     ContinuationError, Decision, Durability, Resume, RunOutcome,
 };
-use dsh_tools_runtime::code::{CodeDispatchEvent, CodeEventSink};
+use dsh_tools_runtime::code::{CodeDispatchEvent, CodeEventSink, CodeMode, CodeModeExt};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
@@ -122,9 +122,11 @@ impl CodeHost {
             .build()
             .map_err(|e| CliError::new(format!("cannot start the async runtime: {e}")))?;
         let registry = host_registry_in(PresentationMode::Code, yes)?;
-        registry.set_code_runtime(language.runtime()?);
         let log = Arc::new(DispatchLog::default());
-        registry.set_code_event_sink(log.clone());
+        CodeMode::new(language.runtime()?)
+            .with_event_sink(log.clone())
+            .install(&registry)
+            .map_err(|e| CliError::new(format!("cannot install Code Mode: {e}")))?;
         let imports = runtime.block_on(mcp.import(&registry))?;
         Ok(Self {
             runtime,

@@ -1,7 +1,7 @@
 //! Durable Code Mode: what resuming a suspended run costs as its journal grows, and how large
 //! its continuation is.
 //!
-//! - `durable/resume/<n>`: `ToolRegistry::resume_code` of a run that made `n` awaited tool
+//! - `durable/resume/<n>`: `CodeModeExt::resume_code` of a run that made `n` awaited tool
 //!   calls before the one it suspended on — open and verify the continuation, replay the `n`
 //!   calls from the journal (no pipeline), run the approved call through the pipeline, finish;
 //! - `durable/live/<n>`: the same program run live through `execute` (its `n` calls through the
@@ -24,6 +24,8 @@ use dsh_tools::ToolDefinition;
 use dsh_tools::definition::BoxFuture;
 use dsh_tools::exec::{PreToolDecision, ToolExecutionInput};
 use dsh_tools_runtime::approval::{ApprovalOutcome, ApprovalRequest, ApprovalService};
+use dsh_tools_runtime::code::CodeMode;
+use dsh_tools_runtime::code::CodeModeExt;
 use dsh_tools_runtime::code::durable::{
     ContinuationKey, Decision, Durability, Resume, RunOutcome, SpentStore,
 };
@@ -65,7 +67,9 @@ fn registry_on(runtime: Arc<dyn dsh_tools_runtime::code::CodeRuntime>) -> ToolRe
         mode: PresentationMode::Code,
         ..RegistryConfig::default()
     });
-    registry.set_code_runtime(runtime);
+    CodeMode::new(runtime)
+        .install(&registry)
+        .expect("Code Mode installs");
     let read = ToolDefinition::builder("read")
         .description("Read one line.")
         .parameters_json(

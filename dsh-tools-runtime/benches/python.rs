@@ -27,6 +27,7 @@ use std::time::{Duration, Instant};
 use criterion::{Criterion, criterion_group};
 use dsh_tools::ToolDefinition;
 use dsh_tools::exec::ToolExecutionInput;
+use dsh_tools_runtime::code::CodeMode;
 use dsh_tools_runtime::code::monty::{Isolation, MontyConfig, MontyRuntime, WorkerConfig};
 use dsh_tools_runtime::code::quickjs::{QuickJsConfig, QuickJsRuntime};
 use dsh_tools_runtime::code::{CodeRunRequest, CodeRuntime};
@@ -77,7 +78,9 @@ fn registry(runtime: Arc<dyn CodeRuntime>) -> ToolRegistry {
             .expect("valid tool");
         registry.register(def).expect("registers").keep();
     }
-    registry.set_code_runtime(runtime);
+    CodeMode::new(runtime)
+        .install(&registry)
+        .expect("Code Mode installs");
     registry
 }
 

@@ -20,6 +20,7 @@ use std::sync::Arc;
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use dsh_tools::ToolDefinition;
+use dsh_tools_runtime::code::CodeMode;
 use dsh_tools_runtime::code::quickjs::{QuickJsConfig, QuickJsRuntime};
 use dsh_tools_runtime::{PresentationMode, RegistryConfig, Scope, ToolRegistry};
 use serde_json::{Value, json};
@@ -56,9 +57,11 @@ fn registry(mode: PresentationMode) -> ToolRegistry {
         mode,
         ..RegistryConfig::default()
     });
-    registry.set_code_runtime(Arc::new(
+    CodeMode::new(Arc::new(
         QuickJsRuntime::new(QuickJsConfig::default()).expect("a valid config"),
-    ));
+    ))
+    .install(&registry)
+    .expect("Code Mode installs");
     registry
 }
 

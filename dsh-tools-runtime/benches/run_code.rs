@@ -33,6 +33,7 @@ use std::time::{Duration, Instant};
 use criterion::{Criterion, criterion_group};
 use dsh_tools::ToolDefinition;
 use dsh_tools::exec::ToolExecutionInput;
+use dsh_tools_runtime::code::CodeMode;
 use dsh_tools_runtime::code::quickjs::{QuickJsConfig, QuickJsRuntime};
 use dsh_tools_runtime::{PresentationMode, RegistryConfig, ToolRegistry};
 use serde_json::{Value, json};
@@ -93,7 +94,9 @@ fn registry() -> ToolRegistry {
         ..QuickJsConfig::default()
     };
     let runtime = QuickJsRuntime::new(config).expect("valid config");
-    registry.set_code_runtime(Arc::new(runtime));
+    CodeMode::new(Arc::new(runtime))
+        .install(&registry)
+        .expect("Code Mode installs");
     registry
 }
 

@@ -16,6 +16,7 @@ use std::time::Duration;
 use criterion::{Criterion, Throughput, criterion_group};
 use dsh_tools::ToolDefinition;
 use dsh_tools::exec::ToolExecutionInput;
+use dsh_tools_runtime::code::CodeMode;
 use dsh_tools_runtime::code::quickjs::{QuickJsConfig, QuickJsRuntime};
 use dsh_tools_runtime::{PresentationMode, RegistryConfig, ToolRegistry};
 use serde_json::json;
@@ -47,7 +48,9 @@ fn registry() -> ToolRegistry {
         .expect("valid tool");
     registry.register(echo).expect("registers").keep();
     let runtime = QuickJsRuntime::new(QuickJsConfig::default()).expect("valid config");
-    registry.set_code_runtime(Arc::new(runtime));
+    CodeMode::new(Arc::new(runtime))
+        .install(&registry)
+        .expect("Code Mode installs");
     registry
 }
 

@@ -22,6 +22,7 @@ use std::sync::Arc;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use dsh_tools::ToolDefinition;
+use dsh_tools_runtime::code::CodeMode;
 use dsh_tools_runtime::code::quickjs::{QuickJsConfig, QuickJsRuntime};
 use dsh_tools_runtime::code::sdk::{
     SdkCache, SdkTool, json_schema_to_ts, render_tools_sdk, sdk_declarations_whole, sdk_tool_from,
@@ -102,9 +103,11 @@ fn bench_sdk(c: &mut Criterion) {
         mode: PresentationMode::Code,
         ..RegistryConfig::default()
     });
-    registry.set_code_runtime(Arc::new(
+    CodeMode::new(Arc::new(
         QuickJsRuntime::new(QuickJsConfig::default()).expect("a valid config"),
-    ));
+    ))
+    .install(&registry)
+    .expect("Code Mode installs");
     for tool in tools(200) {
         registry
             .register(definition(tool))

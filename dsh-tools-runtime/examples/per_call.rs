@@ -96,6 +96,7 @@ async fn sequential(n: u64) {
 async fn awaited(n: u64) {
     use std::sync::Arc;
 
+    use dsh_tools_runtime::code::CodeMode;
     use dsh_tools_runtime::code::quickjs::{QuickJsConfig, QuickJsRuntime};
     use dsh_tools_runtime::{PresentationMode, RegistryConfig};
 
@@ -116,7 +117,9 @@ async fn awaited(n: u64) {
         ..QuickJsConfig::default()
     };
     let runtime = QuickJsRuntime::new(config).expect("a valid config");
-    registry.set_code_runtime(Arc::new(runtime));
+    CodeMode::new(Arc::new(runtime))
+        .install(&registry)
+        .expect("Code Mode installs");
     let run = |calls: u64| {
         let program =
             format!("for (let i = 0; i < {calls}; i++) await tools.read({{ path: 'a.rs' }});");

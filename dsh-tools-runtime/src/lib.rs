@@ -1,5 +1,4 @@
 #![doc = include_str!("docs/crate.md")]
-#![warn(missing_docs)]
 // docs.rs (`--cfg docsrs`, see [package.metadata.docs.rs]) labels each feature-gated item with
 // its feature. `doc_cfg` derives the labels from `#[cfg]` (what `doc_auto_cfg` did before it
 // was folded into `doc_cfg`; rustc 1.95 rejects `doc_auto_cfg`).
@@ -14,43 +13,16 @@
     )
 )]
 
-// The crate root declares the modules and re-exports the registry's types. Dependencies point
-// one way, each module naming only those before it: error, approval, catalog, acp, pipeline,
-// registry, dialect, provider, code, mcp (ARCHITECTURE.md; tests/tests/architecture/ checks it).
+// The facade (serde's shape): the core's items at the root, Code Mode as `code`. The heavy
+// half (swc, QuickJS, Monty) is `dsh-tools-code`, built only with the `code-mode` feature.
 
-#[cfg(feature = "acp")]
-pub mod acp;
-pub mod approval;
-pub mod catalog;
+#[doc(inline)]
+pub use dsh_tools_core::*;
+
+/// Code Mode: the model writes a program against a generated SDK, run in a sandbox whose
+/// `tools.*` calls go back through the registry's pipeline (the `dsh-tools-code` crate).
 #[cfg(feature = "code-mode")]
-pub mod code;
-pub mod dialect;
-mod error;
-#[cfg(feature = "mcp")]
-pub mod mcp;
-mod pipeline;
-#[cfg(feature = "provider")]
-pub mod provider;
-mod registry;
-pub mod search;
-pub mod tokens;
-
-pub use dsh_tools;
-pub use error::{RegistryError, ToolNotFoundError};
-pub use pipeline::{batch, hooks, timeout};
-pub use registry::{
-    PresentationMode, PromptError, PromptSection, PromptSurface, Registration, RegistryChange,
-    RegistryConfig, Scope, TOOL_SEARCH_DEFAULT_LIMIT, TOOL_SEARCH_DESCRIPTION,
-    TOOL_SEARCH_MAX_LIMIT, TOOL_SEARCH_NAME, ToolRegistry, ToolRestriction,
-};
-
-/// The message of a panic payload (`&str` or `String`; anything else is unprintable).
-pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_owned()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "<unprintable thrown value>".to_owned()
-    }
+pub mod code {
+    #[doc(inline)]
+    pub use dsh_tools_code::*;
 }

@@ -260,7 +260,7 @@ mod code_mode {
     use std::sync::{Arc, Mutex};
 
     use dsh_tools::exec::ToolExecutionInput;
-    use dsh_tools_runtime::code::{CodeRunRequest, CodeRunResult};
+    use dsh_tools_runtime::code::{CodeMode, CodeRunRequest, CodeRunResult};
     use dsh_tools_runtime::tokens::count;
     use dsh_tools_runtime::{PresentationMode, RegistryConfig, ToolRegistry};
     use serde_json::{Value, json};
@@ -291,7 +291,7 @@ mod code_mode {
             max_result_tokens: Some(800),
             ..RegistryConfig::default()
         });
-        registry.set_code_runtime(returns_big());
+        CodeMode::new(returns_big()).install(&registry).unwrap();
         let text = lines(10_000);
         registry
             .register(returning("big", json!(text), |b| b.max_result_tokens(100)))

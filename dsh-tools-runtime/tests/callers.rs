@@ -13,6 +13,7 @@ use std::sync::Arc;
 
 use dsh_tools::exec::{ToolExecutionInput, ToolExecutionResult};
 use dsh_tools::{Callers, ToolDefinition};
+use dsh_tools_runtime::code::CodeMode;
 use dsh_tools_runtime::code::{CodeRunRequest, CodeRunResult};
 use dsh_tools_runtime::{PresentationMode, RegistryConfig, Scope, ToolRegistry};
 use serde_json::{Value, json};
@@ -79,7 +80,7 @@ async fn cell(mode: PresentationMode, callers: Callers) -> Cell {
         mode,
         ..RegistryConfig::default()
     });
-    registry.set_code_runtime(calls_probe());
+    CodeMode::new(calls_probe()).install(&registry).unwrap();
     let (counted, def) = probe(callers);
     registry.register(def).unwrap().keep();
     let agent: Scope = registry.scope();
@@ -207,7 +208,7 @@ async fn a_code_scope_lists_native_only_tools_beside_run_code_and_says_so() {
         mode: PresentationMode::Code,
         ..RegistryConfig::default()
     });
-    registry.set_code_runtime(calls_probe());
+    CodeMode::new(calls_probe()).install(&registry).unwrap();
     let (_, ask) = probe(Callers::Native);
     let both = counted_with(
         ToolDefinition::builder("search").description("Search."),
@@ -262,9 +263,11 @@ async fn a_typescript_program_is_told_why_it_cannot_call_a_native_only_tool() {
         mode: PresentationMode::Code,
         ..RegistryConfig::default()
     });
-    registry.set_code_runtime(Arc::new(
+    CodeMode::new(Arc::new(
         QuickJsRuntime::new(QuickJsConfig::default()).unwrap(),
-    ));
+    ))
+    .install(&registry)
+    .unwrap();
     let (counted, def) = probe(Callers::Native);
     registry.register(def).unwrap().keep();
     let run = |id: &str, code: &str| {

@@ -31,6 +31,8 @@ use std::time::{Duration, Instant};
 
 use dsh_tools::exec::ToolExecutionInput;
 use dsh_tools::{ToolDefinition, ToolError};
+use dsh_tools_runtime::code::CodeMode;
+use dsh_tools_runtime::code::CodeModeExt;
 use dsh_tools_runtime::code::quickjs::{QuickJsConfig, QuickJsRuntime};
 use dsh_tools_runtime::code::{CodeDispatchEvent, CodeErrorKind, CodeEventSink, CodeRuntime};
 use dsh_tools_runtime::{PresentationMode, RegistryConfig, ToolRegistry};
@@ -164,7 +166,9 @@ async fn cancelling_a_run_mid_call_drops_the_tool_futures_and_settles_each_call_
     for tool in tools_of(&holds) {
         registry.register(tool).expect("registers").keep();
     }
-    registry.set_code_runtime(Arc::new(QuickJsRuntime::new(patient()).expect("valid")));
+    CodeMode::new(Arc::new(QuickJsRuntime::new(patient()).expect("valid")))
+        .install(&registry)
+        .unwrap();
     let events = Arc::new(Events::default());
     registry.set_code_event_sink(Arc::clone(&events) as Arc<dyn CodeEventSink>);
     let agent = registry.scope();

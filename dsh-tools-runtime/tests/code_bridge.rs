@@ -10,10 +10,12 @@ use std::sync::{Arc, Mutex};
 use dsh_tools::definition::BoxFuture;
 use dsh_tools::exec::{ToolExecutionInput, ToolExecutionResult};
 use dsh_tools::{ContentBlock, ToolDefinition, ToolError};
-use dsh_tools_runtime::code::dispatch_log_fn;
+use dsh_tools_runtime::code::CodeMode;
+use dsh_tools_runtime::code::CodeModeExt;
 use dsh_tools_runtime::code::{
     CodeDispatchEvent, CodeErrorKind, CodeEventSink, CodeRunError, CodeRunRequest, CodeRunResult,
 };
+use dsh_tools_runtime::code::{DispatchLog, dispatch_log_fn};
 use dsh_tools_runtime::{PresentationMode, RegistryConfig, ToolRegistry};
 use serde_json::{Value, json};
 use support::scripted_runtime::{Program, ScriptedRuntime, find_binding};
@@ -49,7 +51,9 @@ fn code_registry(script: Program) -> ToolRegistry {
     });
     registry.register(echo(true)).unwrap().keep();
     registry.register(failing()).unwrap().keep();
-    registry.set_code_runtime(Arc::new(ScriptedRuntime(script)));
+    CodeMode::new(Arc::new(ScriptedRuntime(script)))
+        .install(&registry)
+        .unwrap();
     registry
 }
 
@@ -228,30 +232,36 @@ async fn description_and_runtime_are_required() {
         "Error: invalid arguments: missing required property \"description\""
     );
 
+    // Without Code Mode installed there is no `run_code` to call.
     let bare = ToolRegistry::with_config(RegistryConfig {
         mode: PresentationMode::Both,
         ..RegistryConfig::default()
     });
     let no_runtime = bare.execute(run_code_call("c3", "1")).await;
-    assert!(
-        text(&no_runtime).starts_with("Error: dsh-tools: mode \"both\" requires a code runtime"),
-        "{}",
-        text(&no_runtime)
-    );
+    assert_eq!(text(&no_runtime), "Error: unknown tool \"run_code\"");
 }
 
 #[tokio::test]
 async fn a_missing_runtime_names_the_scopes_mode() {
-    // The registry is native; the agent's scope presents in code mode.
+    // The registry is native; the agent's scope presents in code mode, and Code Mode is not
+    // installed: its prompt says what to do.
     let registry = ToolRegistry::new();
     let agent = registry.scope();
     agent.present_as(PresentationMode::Code).unwrap().keep();
-    let mut call = run_code_call("c1", "1");
-    call.agent = Some(agent.id());
-    let result = registry.execute(call).await;
+    let error = registry.prompt(Some(agent.id())).unwrap_err();
     assert_eq!(
-        text(&result),
-        "Error: dsh-tools: mode \"code\" requires a code runtime — set one with ToolRegistry::set_code_runtime (e.g. dsh_tools_runtime::code::quickjs::QuickJsRuntime) or use PresentationMode::Native"
+        error.to_string(),
+        "dsh-tools: mode \"code\" requires a code runtime — install Code Mode on the registry (dsh_tools_runtime::code::CodeMode::new(runtime).install(&registry), e.g. with dsh_tools_runtime::code::quickjs::QuickJsRuntime) or use PresentationMode::Native"
+    );
+    // Once installed, the scope is presented.
+    let runtime = code_registry(two_echoes()).code_runtime().unwrap();
+    CodeMode::new(runtime).install(&registry).unwrap();
+    assert!(registry.prompt(Some(agent.id())).is_ok());
+    // Installed once: `run_code` is held.
+    let again = CodeMode::new(registry.code_runtime().unwrap()).install(&registry);
+    assert_eq!(
+        again.unwrap_err().to_string(),
+        "tool name \"run_code\" is reserved for the Code Mode presentation transport and cannot be registered or shadowed"
     );
 }
 
@@ -266,7 +276,7 @@ async fn calls_queued_when_the_run_settles_are_abandoned() {
     // An exclusive tool: the second call must wait for the first, so it is still queued when
     // the program returns without awaiting either.
     registry.register(echo(false)).unwrap().keep();
-    registry.set_code_runtime(Arc::new(ScriptedRuntime(Arc::new(
+    CodeMode::new(Arc::new(ScriptedRuntime(Arc::new(
         move |request: CodeRunRequest| {
             let echo = binding(&request, "echo");
             let kept = Arc::clone(&kept);
@@ -276,7 +286,9 @@ async fn calls_queued_when_the_run_settles_are_abandoned() {
                 Ok(CodeRunResult::default())
             })
         },
-    ))));
+    ))))
+    .install(&registry)
+    .unwrap();
     let result = registry
         .execute(run_code_call("c1", "fire and forget"))
         .await;
@@ -374,13 +386,13 @@ async fn dispatch_log_listeners_shape_the_logged_content_in_order_and_by_scope()
     let other = registry.scope();
     // Global first, then the agent's: each sees what the previous returned.
     registry
-        .on_code_dispatch_log(dispatch_log_fn(|entry, content| {
+        .add_hook::<DispatchLog>(dispatch_log_fn(|entry, content| {
             let text = content[0].as_text().unwrap_or_default().to_owned();
             vec![ContentBlock::text(format!("{}={text}", entry.sub_call_id))]
         }))
         .keep();
     agent
-        .on_code_dispatch_log(dispatch_log_fn(|entry, content| {
+        .add_hook::<DispatchLog>(dispatch_log_fn(|entry, content| {
             let text = content[0].as_text().unwrap_or_default().to_owned();
             vec![ContentBlock::text(format!(
                 "[{} {}] {text}",
@@ -422,7 +434,7 @@ async fn a_panicking_dispatch_log_listener_logs_the_settled_content() {
     let log = Arc::new(Collect(Mutex::new(Vec::new())));
     registry.set_code_event_sink(log.clone());
     let agent = registry.scope();
-    let listener = registry.on_code_dispatch_log(dispatch_log_fn(|entry, content| {
+    let listener = registry.add_hook::<DispatchLog>(dispatch_log_fn(|entry, content| {
         if entry.sub_call_id.ends_with(":2") {
             panic!("spill store unavailable");
         }
@@ -548,7 +560,7 @@ async fn sub_call_results_commit_in_submission_order_while_bodies_overlap() {
         )
         .unwrap()
         .keep();
-    registry.set_code_runtime(Arc::new(ScriptedRuntime(Arc::new(
+    CodeMode::new(Arc::new(ScriptedRuntime(Arc::new(
         |request: CodeRunRequest| {
             let step = binding(&request, "step");
             Box::pin(async move {
@@ -559,7 +571,9 @@ async fn sub_call_results_commit_in_submission_order_while_bodies_overlap() {
                 })
             })
         },
-    ))));
+    ))))
+    .install(&registry)
+    .unwrap();
     let result = tokio::time::timeout(
         std::time::Duration::from_secs(5),
         registry.execute(run_code_call("c1", "x")),

@@ -9,6 +9,7 @@ use dsh_tools::ToolDefinition;
 use dsh_tools::definition::BoxFuture;
 use dsh_tools::exec::{PreToolDecision, ToolExecutionInput, ToolExecutionResult};
 use dsh_tools_runtime::approval::{ApprovalOutcome, ApprovalRequest, ApprovalService};
+use dsh_tools_runtime::code::CodeMode;
 use dsh_tools_runtime::code::quickjs::{QuickJsConfig, QuickJsRuntime};
 use dsh_tools_runtime::hooks::pre_execute_fn;
 use dsh_tools_runtime::{PresentationMode, RegistryConfig, ToolRegistry};
@@ -53,7 +54,9 @@ fn registry(work: Duration, ask: bool) -> ToolRegistry {
         wall_clock: WALL_CLOCK,
         ..QuickJsConfig::default()
     };
-    registry.set_code_runtime(Arc::new(QuickJsRuntime::new(config).unwrap()));
+    CodeMode::new(Arc::new(QuickJsRuntime::new(config).unwrap()))
+        .install(&registry)
+        .unwrap();
     registry.set_approval(Arc::new(SlowPerson));
     if ask {
         registry
@@ -117,9 +120,11 @@ async fn a_panicking_tool_called_from_a_program_is_a_catchable_tool_call_error()
         .build()
         .unwrap();
     registry.register(explode).unwrap().keep();
-    registry.set_code_runtime(Arc::new(
+    CodeMode::new(Arc::new(
         QuickJsRuntime::new(QuickJsConfig::default()).unwrap(),
-    ));
+    ))
+    .install(&registry)
+    .unwrap();
     let program = "try { await tools.explode({}); return 'no error'; }\n\
                    catch (e) { return [e instanceof ToolCallError, e.toolName, e.message]; }";
     let input = ToolExecutionInput::new(
@@ -176,7 +181,9 @@ fn crunching_registry() -> ToolRegistry {
         wall_clock: Duration::from_secs(5),
         ..QuickJsConfig::default()
     };
-    registry.set_code_runtime(Arc::new(QuickJsRuntime::new(config).unwrap()));
+    CodeMode::new(Arc::new(QuickJsRuntime::new(config).unwrap()))
+        .install(&registry)
+        .unwrap();
     registry
 }
 

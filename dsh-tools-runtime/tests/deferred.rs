@@ -11,6 +11,7 @@ use std::sync::Arc;
 use dsh_tools::exec::ToolExecutionInput;
 use dsh_tools::{Loading, ToolDefinition};
 use dsh_tools_runtime::RegistryError;
+use dsh_tools_runtime::code::CodeMode;
 use dsh_tools_runtime::code::TOOL_SEARCH_TEXT;
 use dsh_tools_runtime::code::quickjs::{QuickJsConfig, QuickJsRuntime};
 use dsh_tools_runtime::dialect::DialectOptions;
@@ -345,7 +346,7 @@ fn code_registry() -> ToolRegistry {
         ..RegistryConfig::default()
     });
     let runtime = QuickJsRuntime::new(QuickJsConfig::default()).unwrap();
-    registry.set_code_runtime(Arc::new(runtime));
+    CodeMode::new(Arc::new(runtime)).install(&registry).unwrap();
     keep(&registry, described("read_file", "Read a text file."));
     keep_mail_and_issues(&registry);
     registry

@@ -17,6 +17,8 @@ use std::sync::atomic::{AtomicIsize, AtomicUsize, Ordering};
 
 use dsh_tools::ToolDefinition;
 use dsh_tools::exec::{PreToolDecision, ToolExecutionInput};
+use dsh_tools_runtime::code::CodeMode;
+use dsh_tools_runtime::code::CodeModeExt;
 use dsh_tools_runtime::code::durable::{
     ContinuationKey, Decision, Durability, Resume, RunOutcome, SpentStore, live_durable_runs,
 };
@@ -151,7 +153,7 @@ async fn a_thousand_suspend_resume_cycles_leave_nothing_behind() {
         ..RegistryConfig::default()
     });
     let runtime = QuickJsRuntime::new(QuickJsConfig::default()).unwrap();
-    registry.set_code_runtime(Arc::new(runtime));
+    CodeMode::new(Arc::new(runtime)).install(&registry).unwrap();
     let live = Arc::new(AtomicUsize::new(0));
     registry.register(probed("read", &live)).unwrap().keep();
     registry.register(probed("write", &live)).unwrap().keep();

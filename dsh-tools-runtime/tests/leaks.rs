@@ -20,6 +20,7 @@ use std::time::Instant;
 
 use dsh_tools::ToolDefinition;
 use dsh_tools::exec::ToolExecutionInput;
+use dsh_tools_runtime::code::CodeMode;
 use dsh_tools_runtime::code::quickjs::{QuickJsConfig, QuickJsRuntime};
 use dsh_tools_runtime::{PresentationMode, RegistryConfig, ToolRegistry};
 use serde_json::json;
@@ -82,7 +83,7 @@ async fn ten_thousand_runs_leave_no_probe_and_no_memory_behind() {
         ..RegistryConfig::default()
     });
     let runtime = QuickJsRuntime::new(QuickJsConfig::default()).expect("a valid config");
-    registry.set_code_runtime(Arc::new(runtime));
+    CodeMode::new(Arc::new(runtime)).install(&registry).unwrap();
     let live = Arc::new(AtomicUsize::new(0));
     for i in 0..WARM_UP {
         run_once(&registry, &live, i).await;

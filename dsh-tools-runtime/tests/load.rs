@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use dsh_tools::ToolDefinition;
 use dsh_tools::exec::ToolExecutionInput;
+use dsh_tools_runtime::code::CodeMode;
 use dsh_tools_runtime::code::quickjs::{QuickJsConfig, QuickJsRuntime};
 use dsh_tools_runtime::{PresentationMode, RegistryConfig, ToolRegistry, ToolRestriction};
 use serde_json::{Value, json};
@@ -98,7 +99,7 @@ async fn sixty_four_programs_of_a_hundred_calls_match_every_result_to_its_call()
         .expect("registers")
         .keep();
     let runtime = QuickJsRuntime::new(QuickJsConfig::default()).expect("a valid config");
-    registry.set_code_runtime(Arc::new(runtime));
+    CodeMode::new(Arc::new(runtime)).install(&registry).unwrap();
 
     let stop = Arc::new(AtomicBool::new(false));
     let mutator = tokio::spawn(mutate(registry.clone(), Arc::clone(&stop)));

@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use dsh_tools::exec::ToolExecutionInput;
 use dsh_tools_runtime::ToolRegistry;
+use dsh_tools_runtime::code::CodeMode;
 use dsh_tools_runtime::hooks::execute_wrapper_fn;
 use dsh_tools_runtime::mcp::{McpConnection, McpImport};
 use mcp_support::text_of;
@@ -287,9 +288,11 @@ async fn everything_tools_are_called_from_a_code_mode_program() {
         mode: PresentationMode::Code,
         ..RegistryConfig::default()
     });
-    registry.set_code_runtime(Arc::new(
+    CodeMode::new(Arc::new(
         QuickJsRuntime::new(QuickJsConfig::default()).unwrap(),
-    ));
+    ))
+    .install(&registry)
+    .unwrap();
     let Some(_ev) = everything(&McpImport::new(&registry)).await else {
         return;
     };

@@ -22,9 +22,9 @@ use serde_json::{Value, json};
 use support::{
     Counted, Recorder, ResultLog, Script, ScriptedApproval, aborted, aborted_before_dispatch, base,
     call, call_as, call_with, context, context_texts, counted, counted_with, deciding_post,
-    deciding_pre, failure, gated, harness_failure, keep, negative_zero, nested, recording_post,
-    recording_pre, recording_wrapper, replacing_wrapper, spawn_execute, text_success, texts,
-    unknown_block, wire,
+    deciding_pre, failure, gated, harness_failure, install_code_mode, keep, negative_zero, nested,
+    recording_post, recording_pre, recording_wrapper, replacing_wrapper, spawn_execute,
+    text_success, texts, unknown_block, wire,
 };
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
@@ -43,11 +43,13 @@ fn probe_registry() -> (ToolRegistry, Counted) {
 }
 
 fn code_mode_registry() -> ToolRegistry {
-    ToolRegistry::with_config(RegistryConfig {
+    let registry = ToolRegistry::with_config(RegistryConfig {
         mode: PresentationMode::Code,
         max_parallel_sub_calls: NonZeroUsize::new(10).expect("non-zero"),
         ..RegistryConfig::default()
-    })
+    });
+    install_code_mode(&registry);
+    registry
 }
 
 /// `additionalContexts` on the wire: one text block per message.
@@ -1633,6 +1635,7 @@ async fn nested_calls_are_not_collapsed() {
 #[tokio::test]
 async fn the_collapse_follows_the_callers_effective_mode() {
     let (registry, _) = probe_registry();
+    install_code_mode(&registry);
     let coder = registry.scope();
     coder.present_as(PresentationMode::Code).unwrap().keep();
     let both = registry.scope();

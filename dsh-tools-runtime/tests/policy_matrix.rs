@@ -81,6 +81,7 @@ mod suspendable {
         ContinuationKey, Decision, Durability, MemorySpentStore, Resume, RunOutcome,
     };
     use dsh_tools_runtime::code::quickjs::QuickJsRuntime;
+    use dsh_tools_runtime::code::{CodeMode, CodeModeExt};
     use dsh_tools_runtime::{Scope, ToolRegistry};
     use serde_json::json;
 
@@ -104,7 +105,9 @@ mod suspendable {
         registry: &ToolRegistry,
         agent: &Scope,
     ) -> (ToolExecutionResult, usize) {
-        registry.set_code_runtime(Arc::new(QuickJsRuntime::default()));
+        CodeMode::new(Arc::new(QuickJsRuntime::default()))
+            .install(registry)
+            .unwrap();
         let (results, observing) = ResultLog::observe(registry);
         let durability = Durability::new(
             ContinuationKey::generate(),

@@ -89,6 +89,7 @@ async fn a_body_reports_to_the_callers_observer() {
 #[cfg(feature = "code-mode")]
 #[tokio::test]
 async fn code_mode_sub_calls_report_where_their_program_does() {
+    use dsh_tools_runtime::code::CodeMode;
     use dsh_tools_runtime::code::quickjs::{QuickJsConfig, QuickJsRuntime};
     use dsh_tools_runtime::{PresentationMode, RegistryConfig};
     let registry = ToolRegistry::with_config(RegistryConfig {
@@ -98,9 +99,11 @@ async fn code_mode_sub_calls_report_where_their_program_does() {
     for def in registry_tools() {
         registry.register(def).unwrap().keep();
     }
-    registry.set_code_runtime(Arc::new(
+    CodeMode::new(Arc::new(
         QuickJsRuntime::new(QuickJsConfig::default()).unwrap(),
-    ));
+    ))
+    .install(&registry)
+    .unwrap();
     let (observer, log) = recorder();
     let input = ToolExecutionInput::new(
         "run-1",

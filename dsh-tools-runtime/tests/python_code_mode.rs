@@ -18,6 +18,8 @@ use std::time::Duration;
 
 use dsh_tools::ToolDefinition;
 use dsh_tools::exec::{ToolExecutionInput, ToolExecutionResult};
+use dsh_tools_runtime::code::CodeMode;
+use dsh_tools_runtime::code::CodeModeExt;
 use dsh_tools_runtime::code::RUN_CODE_NAME;
 use dsh_tools_runtime::code::monty::{MontyConfig, MontyRuntime};
 use dsh_tools_runtime::code::{CodeDispatchEvent, CodeEventSink};
@@ -61,7 +63,9 @@ fn registry(config: MontyConfig) -> ToolRegistry {
         .unwrap();
     registry.register(meet).unwrap().keep();
     registry.register(note).unwrap().keep();
-    registry.set_code_runtime(Arc::new(MontyRuntime::new(config).unwrap()));
+    CodeMode::new(Arc::new(MontyRuntime::new(config).unwrap()))
+        .install(&registry)
+        .unwrap();
     registry
 }
 
@@ -201,7 +205,9 @@ fn deferring_registry(config: MontyConfig) -> ToolRegistry {
         .register(archive.with_loading(dsh_tools::Loading::Deferred))
         .unwrap()
         .keep();
-    registry.set_code_runtime(Arc::new(MontyRuntime::new(config).unwrap()));
+    CodeMode::new(Arc::new(MontyRuntime::new(config).unwrap()))
+        .install(&registry)
+        .unwrap();
     registry
 }
 

@@ -23,6 +23,7 @@ use dsh_tools_runtime::code::sdk::SdkTool;
 use dsh_tools_runtime::code::sdk_py::{
     is_method_name, json_schema_to_py, python_string, render_tools_sdk_py, sdk_declarations_py,
 };
+use dsh_tools_runtime::code::{CodeMode, CodeModeExt};
 use serde_json::{Value, json};
 
 const SCHEMAS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/sdk/schemas");
@@ -594,7 +595,9 @@ fn the_runtime_language_picks_the_flavour() {
         let wire = serde_json::to_value(&surface.tools[0]).unwrap();
         (sdk, wire["description"].as_str().unwrap().to_owned())
     };
-    registry.set_code_runtime(std::sync::Arc::new(Named("python")));
+    CodeMode::new(std::sync::Arc::new(Named("python")))
+        .install(&registry)
+        .unwrap();
     let (sdk, description) = text_of(&registry);
     assert!(sdk.contains("```python\n") && description.starts_with("Execute a Python program"));
     registry.set_code_runtime(std::sync::Arc::new(Named("typescript")));

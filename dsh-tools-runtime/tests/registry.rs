@@ -14,16 +14,18 @@ use dsh_tools_runtime::{
     PresentationMode, RegistryChange, RegistryConfig, RegistryError, ToolRegistry,
 };
 use serde_json::{Value, json};
-use support::{base, counted, keep, names, tool};
+use support::{base, counted, install_code_mode, keep, names, tool};
 
 const RESERVED: &str = "tool name \"run_code\" is reserved for the Code Mode presentation transport and cannot be registered or shadowed";
 
 fn registry_in(mode: PresentationMode) -> ToolRegistry {
-    ToolRegistry::with_config(RegistryConfig {
+    let registry = ToolRegistry::with_config(RegistryConfig {
         mode,
         max_parallel_sub_calls: NonZeroUsize::new(10).expect("non-zero"),
         ..RegistryConfig::default()
-    })
+    });
+    install_code_mode(&registry);
+    registry
 }
 
 /// Collects every change notification.
@@ -137,7 +139,7 @@ fn scoped_register_notifies_with_its_scope() {
 
 #[test]
 fn a_rejected_register_does_not_notify() {
-    let registry = ToolRegistry::new();
+    let registry = registry_in(PresentationMode::Native);
     keep(&registry, tool("read"));
     let seen = changes(&registry);
     assert!(registry.register(tool("read")).is_err());

@@ -12,8 +12,8 @@ use dsh_tools_runtime::{
     ToolRestriction,
 };
 use support::{
-    Recorder, ResultLog, call_as, deciding_pre, keep, keep_in, names, recording_pre, text_success,
-    tool, wire,
+    Recorder, ResultLog, call_as, deciding_pre, install_code_mode, keep, keep_in, names,
+    recording_pre, text_success, tool, wire,
 };
 
 fn allow(names: &[&str]) -> ToolRestriction {
@@ -273,6 +273,7 @@ fn an_empty_deny_list_is_accepted_and_hides_nothing() {
 #[test]
 fn restricting_run_code_is_rejected_in_allow_and_in_deny() {
     let registry = abc();
+    install_code_mode(&registry);
     let agent = registry.scope();
     let message = "tools.restrict() cannot name reserved Code Mode presentation transport \"run_code\"; restrict end-capability tools instead";
     assert_eq!(restrict_error(&agent, allow(&["a", "run_code"])), message);

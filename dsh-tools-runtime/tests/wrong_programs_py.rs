@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use dsh_tools::exec::ToolExecutionInput;
 use dsh_tools::{ToolDefinition, ToolError, tool};
+use dsh_tools_runtime::code::CodeMode;
 use dsh_tools_runtime::code::RUN_CODE_NAME;
 use dsh_tools_runtime::code::monty::{MontyConfig, MontyRuntime};
 use dsh_tools_runtime::{PresentationMode, RegistryConfig, ToolRegistry};
@@ -103,7 +104,9 @@ fn registry(calls: &Arc<Calls>) -> ToolRegistry {
         wall_clock: Duration::from_secs(10),
         ..MontyConfig::default()
     };
-    registry.set_code_runtime(Arc::new(MontyRuntime::new(config).unwrap()));
+    CodeMode::new(Arc::new(MontyRuntime::new(config).unwrap()))
+        .install(&registry)
+        .unwrap();
     registry
 }
 

@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use dsh_tools::exec::{PreToolDecision, ToolExecutionInput};
 use dsh_tools::tool;
+use dsh_tools_runtime::code::CodeMode;
 use dsh_tools_runtime::code::quickjs::QuickJsRuntime;
 use dsh_tools_runtime::hooks::pre_execute_fn;
 use dsh_tools_runtime::{PresentationMode, RegistryConfig, ToolRegistry};
@@ -114,7 +115,9 @@ fn registry() -> ToolRegistry {
     ] {
         registry.register(def.unwrap()).unwrap().keep();
     }
-    registry.set_code_runtime(Arc::new(QuickJsRuntime::default()));
+    CodeMode::new(Arc::new(QuickJsRuntime::default()))
+        .install(&registry)
+        .unwrap();
     registry
         .on_pre_execute(pre_execute_fn(|exec, _| {
             let ask = exec.name.as_ref() == "bash";

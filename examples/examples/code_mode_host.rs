@@ -14,7 +14,7 @@ use std::sync::Arc;
 use dsh_tools::exec::ToolExecutionInput;
 use dsh_tools::tool;
 use dsh_tools_runtime::code::quickjs::{QuickJsConfig, QuickJsRuntime};
-use dsh_tools_runtime::code::{CodeDispatchEvent, CodeEventSink};
+use dsh_tools_runtime::code::{CodeDispatchEvent, CodeEventSink, CodeMode};
 use dsh_tools_runtime::{PresentationMode, RegistryConfig, ToolRegistry};
 use serde_json::json;
 
@@ -63,8 +63,11 @@ async fn main() {
         .expect("registered")
         .keep();
     let sandbox = QuickJsRuntime::new(QuickJsConfig::default()).expect("a valid config");
-    registry.set_code_runtime(Arc::new(sandbox));
-    registry.set_code_event_sink(Arc::new(PrintLog));
+    // Code Mode, installed explicitly: `run_code`, its SDK, and the dispatch log.
+    CodeMode::new(Arc::new(sandbox))
+        .with_event_sink(Arc::new(PrintLog))
+        .install(&registry)
+        .expect("Code Mode installs");
 
     let agent = registry.scope();
     let prompt = registry

@@ -18,6 +18,7 @@
 use std::sync::Arc;
 
 use dsh_tools::exec::ToolExecutionInput;
+use dsh_tools_runtime::code::CodeMode;
 use dsh_tools_runtime::code::quickjs::{QuickJsConfig, QuickJsRuntime};
 use dsh_tools_runtime::mcp::McpImport;
 use dsh_tools_runtime::{PresentationMode, RegistryConfig, ToolRegistry};
@@ -75,7 +76,9 @@ async fn main() {
         ..RegistryConfig::default()
     });
     let sandbox = QuickJsRuntime::new(QuickJsConfig::default()).expect("a valid config");
-    registry.set_code_runtime(Arc::new(sandbox));
+    CodeMode::new(Arc::new(sandbox))
+        .install(&registry)
+        .expect("Code Mode installs");
     let fs = McpImport::new(&registry)
         .connect_stdio("fs", server)
         .await

@@ -21,6 +21,8 @@ use dsh_tools::ToolDefinition;
 use dsh_tools::exec::{PreToolDecision, ToolExecutionInput};
 use dsh_tools::json::is_lossless;
 use dsh_tools_runtime::approval::ApprovalScope;
+use dsh_tools_runtime::code::CodeMode;
+use dsh_tools_runtime::code::CodeModeExt;
 use dsh_tools_runtime::code::durable::{
     ContinuationError, ContinuationKey, Decision, Durability, MemorySpentStore, Resume, RunOutcome,
 };
@@ -81,7 +83,9 @@ pub fn host() -> &'static Host {
             ..RegistryConfig::default()
         });
         let runtime = QuickJsRuntime::new(run_code_config()).expect("a valid config");
-        registry.set_code_runtime(Arc::new(runtime));
+        CodeMode::new(Arc::new(runtime))
+            .install(&registry)
+            .expect("Code Mode installs");
         for name in ["read", "write"] {
             let tool = ToolDefinition::builder(name)
                 .description("A fuzz tool.")

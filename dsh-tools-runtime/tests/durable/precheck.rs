@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use dsh_tools::ToolDefinition;
 use dsh_tools::definition::BoxFuture;
+use dsh_tools_runtime::code::CodeModeExt;
 use dsh_tools_runtime::code::quickjs::QuickJsRuntime;
 use dsh_tools_runtime::code::{CodeRunRequest, CodeRunResult, CodeRuntime, CodeRuntimeError};
 use serde_json::json;
@@ -41,6 +42,7 @@ impl CodeRuntime for Counting {
 async fn every_finding_fails_the_run_before_anything_runs() {
     let host = Host::new();
     let sandboxes = Arc::new(AtomicUsize::new(0));
+    // The host's Code Mode, on a runtime that counts its sandboxes.
     host.registry.set_code_runtime(Arc::new(Counting(
         QuickJsRuntime::default(),
         Arc::clone(&sandboxes),

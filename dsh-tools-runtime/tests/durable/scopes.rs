@@ -9,6 +9,7 @@ use dsh_tools::{ToolAnnotations, ToolDefinition};
 use dsh_tools_runtime::approval::{
     ApprovalOutcome, ApprovalRequest, ApprovalScope, ApprovalService,
 };
+use dsh_tools_runtime::code::CodeMode;
 use dsh_tools_runtime::code::durable::Decision;
 use dsh_tools_runtime::code::quickjs::QuickJsRuntime;
 use dsh_tools_runtime::hooks::pre_execute_fn;
@@ -89,7 +90,9 @@ fn asking(
         mode,
         ..RegistryConfig::default()
     });
-    registry.set_code_runtime(Arc::new(QuickJsRuntime::default()));
+    CodeMode::new(Arc::new(QuickJsRuntime::default()))
+        .install(&registry)
+        .unwrap();
     let runs: Runs = Arc::default();
     for (name, hints) in [("look", READ_ONLY), ("wipe", DESTRUCTIVE), ("edit", PLAIN)] {
         registry

@@ -6,6 +6,8 @@ use std::time::Duration;
 use dsh_tools::ToolDefinition;
 use dsh_tools::exec::{PreToolDecision, ToolExecutionInput, ToolExecutionResult};
 use dsh_tools::present::ToolCallView;
+use dsh_tools_runtime::code::CodeMode;
+use dsh_tools_runtime::code::CodeModeExt;
 use dsh_tools_runtime::code::durable::{
     ContinuationError, ContinuationKey, Decision, Durability, MemorySpentStore, Resume, RunOutcome,
 };
@@ -108,7 +110,7 @@ impl Host {
             mode: PresentationMode::Code,
             ..RegistryConfig::default()
         });
-        registry.set_code_runtime(runtime);
+        CodeMode::new(runtime).install(&registry).unwrap();
         let events = Arc::new(Events::default());
         registry.set_code_event_sink(events.clone());
         let runs: Runs = Arc::default();

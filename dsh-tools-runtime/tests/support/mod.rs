@@ -23,6 +23,19 @@ use dsh_tools_runtime::{Registration, Scope, ToolRegistry};
 use serde_json::{Value, json};
 use tokio::sync::Notify;
 
+/// Installs Code Mode (the QuickJS sandbox) on `registry`: what collapses a `code` scope's
+/// direct calls and holds `run_code`. Nothing without the `code-mode` feature.
+pub(crate) fn install_code_mode(registry: &ToolRegistry) {
+    #[cfg(feature = "code-mode")]
+    dsh_tools_runtime::code::CodeMode::new(Arc::new(
+        dsh_tools_runtime::code::quickjs::QuickJsRuntime::default(),
+    ))
+    .install(registry)
+    .expect("Code Mode installs");
+    #[cfg(not(feature = "code-mode"))]
+    let _ = registry;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Tools
 

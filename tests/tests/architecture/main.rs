@@ -1,12 +1,15 @@
-//! The shape of the two library crates, read from their sources (see `ARCHITECTURE.md`):
+//! The shape of the library crates, read from their sources (see `ARCHITECTURE.md`):
 //!
-//! - the top-level modules of `dsh-tools` and of `dsh-tools-runtime` form no cycle (a module's
+//! - the top-level modules of `dsh-tools` and of `dsh-tools-core` form no cycle (a module's
 //!   dependencies are the `crate::…` paths its files name: `use` items, paths in code, and
 //!   `crate::`/`$crate::` paths inside macros; names re-exported at the crate root count for the
 //!   module that defines them);
-//! - no file of either crate outside `dsh-tools-runtime/src/code/` names Code Mode's tool
-//!   (`run_code`) or its feature (`feature = "code-mode"`) in code — the one exception is the
-//!   runtime root's `#[cfg(feature = "code-mode")] pub mod code;`;
+//! - the core's top-level modules name exactly the modules `ARCHITECTURE.md` lists for them
+//!   (an undeclared edge fails, and so does a listed edge the code no longer has);
+//! - no file of `dsh-tools` or `dsh-tools-core` names Code Mode's tool (`run_code`) or its
+//!   feature (`feature = "code-mode"`) in code: Code Mode is `dsh-tools-code`;
+//! - `dsh-tools-code` names only the core's extension API, its public modules and its root
+//!   types (`dsh_tools_core::…`), never a private module;
 //! - no item of a private module is re-exported out of it at two public paths (one public path
 //!   per item; the crate root's shorthands for items of public modules are not counted).
 //!
@@ -54,16 +57,20 @@ fn find_cycle(graph: &BTreeMap<String, BTreeMap<String, PathBuf>>) -> Option<Vec
         .find_map(|node| visit(node, graph, &mut done, &mut Vec::new()))
 }
 
-fn crates() -> [Crate; 2] {
+fn crates() -> [Crate; 3] {
     [
         Crate::load("dsh-tools", "dsh-tools"),
-        Crate::load("dsh-tools-runtime", "dsh-tools-runtime"),
+        Crate::load("dsh-tools-core", "dsh-tools-core"),
+        Crate::load("dsh-tools-code", "dsh-tools-code"),
     ]
 }
 
 #[test]
 fn top_level_modules_form_no_cycle() {
-    for krate in crates() {
+    // Code Mode's modules still form circles around its root (issue 32's "order inside Code
+    // Mode"); the two crates below it have none.
+    let [tools, core, _] = crates();
+    for krate in [tools, core] {
         let graph = krate.dependencies();
         if let Some(cycle) = find_cycle(&graph) {
             let steps: Vec<String> = cycle
@@ -83,13 +90,23 @@ fn top_level_modules_form_no_cycle() {
 }
 
 #[test]
-fn the_runtime_modules_point_one_way() {
+fn the_core_modules_point_one_way() {
     // The order ARCHITECTURE.md draws: each module names only modules to its left.
     let order = [
-        "error", "tokens", "search", "approval", "catalog", "acp", "pipeline", "registry",
-        "dialect", "provider", "code", "mcp",
+        "error",
+        "tokens",
+        "search",
+        "approval",
+        "catalog",
+        "acp",
+        "pipeline",
+        "registry",
+        "extension",
+        "dialect",
+        "provider",
+        "mcp",
     ];
-    let [_, runtime] = crates();
+    let [_, runtime, _] = crates();
     let graph = runtime.dependencies();
     let known: BTreeSet<&str> = order.iter().copied().collect();
     let modules: BTreeSet<&str> = runtime
@@ -100,7 +117,7 @@ fn the_runtime_modules_point_one_way() {
         .collect();
     assert_eq!(
         modules, known,
-        "ARCHITECTURE.md and this test list every top-level module of dsh-tools-runtime"
+        "ARCHITECTURE.md and this test list every top-level module of dsh-tools-core"
     );
     for (from, edges) in &graph {
         let rank = order
@@ -116,6 +133,75 @@ fn the_runtime_modules_point_one_way() {
             );
         }
     }
+}
+
+/// The core's exact module edges, as ARCHITECTURE.md lists them ("exactly: …").
+const CORE_EDGES: &[(&str, &[&str])] = &[
+    ("pipeline", &["approval", "error", "tokens"]),
+    (
+        "registry",
+        &["approval", "error", "pipeline", "search", "tokens"],
+    ),
+    ("extension", &["error", "pipeline", "registry"]),
+    ("dialect", &["registry"]),
+    ("provider", &["dialect", "registry"]),
+    ("mcp", &["error", "registry"]),
+];
+
+/// `graph`'s edges against `declared` (a module left out names nothing): what differs, if
+/// anything.
+fn undeclared_edges(
+    graph: &BTreeMap<String, BTreeMap<String, PathBuf>>,
+    declared: &[(&str, &[&str])],
+) -> Vec<String> {
+    let mut differences = Vec::new();
+    let modules: BTreeSet<&str> = graph
+        .keys()
+        .map(String::as_str)
+        .chain(declared.iter().map(|(from, _)| *from))
+        .collect();
+    for from in modules {
+        let found: BTreeSet<&str> = graph
+            .get(from)
+            .map(|edges| edges.keys().map(String::as_str).collect())
+            .unwrap_or_default();
+        let listed: BTreeSet<&str> = declared
+            .iter()
+            .find(|(f, _)| *f == from)
+            .map(|(_, to)| to.iter().copied().collect())
+            .unwrap_or_default();
+        for to in found.difference(&listed) {
+            differences.push(format!("{from} -> {to} is not in ARCHITECTURE.md"));
+        }
+        for to in listed.difference(&found) {
+            differences.push(format!(
+                "{from} -> {to} is in ARCHITECTURE.md but not in the code"
+            ));
+        }
+    }
+    differences
+}
+
+#[test]
+fn the_core_modules_have_exactly_the_documented_edges() {
+    let [_, core, _] = crates();
+    let differences = undeclared_edges(&core.dependencies(), CORE_EDGES);
+    assert!(differences.is_empty(), "{}", differences.join("\n"));
+}
+
+#[test]
+fn an_undeclared_edge_fails_the_edge_check() {
+    // The test of the test: the core's graph plus one edge ARCHITECTURE.md does not list.
+    let [_, core, _] = crates();
+    let mut graph = core.dependencies();
+    graph
+        .entry("dialect".to_owned())
+        .or_default()
+        .insert("mcp".to_owned(), PathBuf::from("src/dialect/mod.rs"));
+    assert_eq!(
+        undeclared_edges(&graph, CORE_EDGES),
+        ["dialect -> mcp is not in ARCHITECTURE.md"]
+    );
 }
 
 /// Whether `tokens` name Code Mode: a `run_code` identifier or string, or the `code-mode`
@@ -169,32 +255,42 @@ fn names_code_mode(tokens: TokenStream) -> Option<String> {
 #[test]
 fn only_code_names_code_mode() {
     for krate in crates() {
-        for (path, module) in &krate.modules {
-            let inside_code =
-                krate.name == "dsh-tools-runtime" && path.first().is_some_and(|m| m == "code");
-            if module.inline || inside_code {
+        if krate.name == "dsh-tools-code" {
+            continue;
+        }
+        for module in krate.modules.values() {
+            if module.inline {
                 continue;
             }
             let mut tokens = TokenStream::new();
             for item in &module.items {
-                // The runtime root declares `code` under its feature: the one allowed mention.
-                if let syn::Item::Mod(m) = item
-                    && path.is_empty()
-                    && m.ident == "code"
-                    && m.content.is_none()
-                {
-                    continue;
-                }
                 item.to_tokens(&mut tokens);
             }
             if let Some(found) = names_code_mode(tokens) {
                 panic!(
-                    "{} names Code Mode ({found}) outside code/: plug in through the registry's \
-                     seams (ScopeExtension, hook kinds) instead",
+                    "{} names Code Mode ({found}) outside dsh-tools-code: plug in through the \
+                     core's extension API (ScopeExtension, the lane, hook kinds) instead",
                     krate.relative(&module.file)
                 );
             }
         }
+    }
+}
+
+#[test]
+fn code_mode_names_only_the_cores_public_api() {
+    // The core's modules Code Mode may name (ARCHITECTURE.md, "The extension API"); anything
+    // else it names of the core must be a root item (`ToolRegistry`, `PresentationMode`, …).
+    let allowed = ["extension", "hooks", "approval", "search", "tokens"];
+    let [_, core, code] = crates();
+    let modules = &core.module(&[]).children;
+    for (name, file) in code.names_of("dsh_tools_core") {
+        assert!(
+            !modules.contains(&name) || allowed.contains(&name.as_str()),
+            "{} names dsh_tools_core::{name}: Code Mode uses the core through its extension \
+             API and the modules {allowed:?} only",
+            code.relative(&file)
+        );
     }
 }
 

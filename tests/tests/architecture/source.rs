@@ -242,6 +242,39 @@ impl Crate {
         graph
     }
 
+    /// What this crate names of the crate `other` (its identifier, e.g. `dsh_tools_core`): the
+    /// first segment after `other::` of each path and `use` item, with one file naming it.
+    pub(crate) fn names_of(&self, other: &str) -> BTreeMap<String, PathBuf> {
+        let mut named: BTreeMap<String, PathBuf> = BTreeMap::new();
+        for module in self.modules.values() {
+            let mut names = Names {
+                root: other.to_owned(),
+                ..Names::default()
+            };
+            for item in &module.items {
+                if let syn::Item::Mod(_) = item {
+                    continue;
+                }
+                if let syn::Item::Use(item) = item {
+                    names
+                        .paths
+                        .extend(use_leaves(&item.tree).into_iter().map(|(_, path)| path));
+                }
+                names.visit_item(item);
+            }
+            for path in names.paths {
+                if path.first().is_some_and(|first| *first == other)
+                    && let Some(name) = path.get(1)
+                {
+                    named
+                        .entry(name.clone())
+                        .or_insert_with(|| module.file.clone());
+                }
+            }
+        }
+        named
+    }
+
     pub(crate) fn relative(&self, file: &Path) -> String {
         file.strip_prefix(self.src.parent().expect("src has a parent"))
             .unwrap_or(file)
@@ -250,10 +283,12 @@ impl Crate {
     }
 }
 
-/// The paths a module's code names (outside `use` items, which [`Crate::uses`] reads).
+/// The paths a module's code names (outside `use` items, which [`Crate::uses`] reads): those
+/// starting with `crate`/`super`, or with `root` when it is set (another crate's name).
 #[derive(Default)]
 struct Names {
     paths: Vec<Vec<String>>,
+    root: String,
 }
 
 impl<'ast> Visit<'ast> for Names {
@@ -263,10 +298,8 @@ impl<'ast> Visit<'ast> for Names {
 
     fn visit_path(&mut self, path: &'ast syn::Path) {
         let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
-        if matches!(
-            segments.first().map(String::as_str),
-            Some("crate" | "super")
-        ) {
+        let first = segments.first().map(String::as_str);
+        if matches!(first, Some("crate" | "super")) || first == Some(self.root.as_str()) {
             self.paths.push(segments);
         }
         syn::visit::visit_path(self, path);

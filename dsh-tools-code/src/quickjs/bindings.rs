@@ -1,0 +1,292 @@
+//! The program side of binding calls: `tools.x(args)` returns a promise, the arguments go to
+//! the host as lossless JSON, and the host's reply settles the promise.
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use rquickjs::function::Rest;
+use rquickjs::{Constructor, Ctx, Exception, Function, Promise, Value};
+
+use crate::record::RunRecord;
+use crate::runtime::ErrorClass;
+
+use super::build::{self, ToJsError};
+use super::calls::{CallRequest, Calls};
+use super::convert::{self, ToJsonError};
+use super::errors;
+use super::globals::Env;
+use super::schedule::Schedule;
+use super::shared::Shared;
+
+/// Rejection of a call whose arguments are not lossless JSON (`docs/CONTRACTS.md`, "Sub-calls",
+/// rule 10).
+pub(crate) const ARGS_NOT_LOSSLESS: &str =
+    "tool arguments must be lossless JSON (call the tool with an arguments object, e.g. `{}`)";
+/// Rejection of a call whose host resolution is not lossless JSON (`docs/CONTRACTS.md`, "The
+/// QuickJS sandbox").
+pub(crate) const RESOLUTION_NOT_LOSSLESS: &str = "binding resolution must be lossless JSON";
+
+/// The names of one namespace (the functions themselves stay on the host side).
+#[derive(Debug, Clone)]
+pub(crate) struct NamespaceSpec {
+    pub(crate) global: String,
+    pub(crate) functions: Vec<String>,
+    pub(crate) error_class: Option<ErrorClass>,
+}
+
+/// A call waiting for its reply.
+struct Pending<'js> {
+    resolve: Function<'js>,
+    reject: Function<'js>,
+    namespace: usize,
+    function: usize,
+}
+
+/// Engine values of a run; dropped (by [`RunState::clear`]) before the context is.
+struct Live<'js> {
+    env: Rc<Env<'js>>,
+    classes: Vec<Option<Constructor<'js>>>,
+    call_limit_error: Option<Value<'js>>,
+    pending: HashMap<u64, Pending<'js>>,
+}
+
+/// The per-run state the binding and console functions share.
+pub(crate) struct RunState<'js> {
+    pub(crate) namespaces: Vec<NamespaceSpec>,
+    pub(crate) shared: Arc<Shared>,
+    pub(crate) max_output_bytes: usize,
+    pub(crate) max_value_depth: usize,
+    max_tool_calls: usize,
+    pub(crate) calls: RefCell<Calls>,
+    /// When results reach the program (recorded and replayed with a record).
+    pub(crate) schedule: RefCell<Schedule>,
+    /// The run's record, if it has one (its `Date` and `Math.random` read it).
+    pub(crate) record: Option<RunRecord>,
+    calls_made: Cell<usize>,
+    next_id: Cell<u64>,
+    live: RefCell<Option<Live<'js>>>,
+}
+
+impl<'js> RunState<'js> {
+    pub(crate) fn new(
+        namespaces: Vec<NamespaceSpec>,
+        shared: Arc<Shared>,
+        calls: Calls,
+        limits: (usize, usize, usize),
+        record: Option<RunRecord>,
+    ) -> Self {
+        let (max_output_bytes, max_value_depth, max_tool_calls) = limits;
+        Self {
+            namespaces,
+            shared,
+            max_output_bytes,
+            max_value_depth,
+            max_tool_calls,
+            calls: RefCell::new(calls),
+            schedule: RefCell::new(Schedule::new(record.clone())),
+            record,
+            calls_made: Cell::new(0),
+            next_id: Cell::new(1),
+            live: RefCell::new(None),
+        }
+    }
+
+    /// Makes the engine values available to the binding functions.
+    pub(crate) fn activate(&self, env: Rc<Env<'js>>, classes: Vec<Option<Constructor<'js>>>) {
+        *self.live.borrow_mut() = Some(Live {
+            env,
+            classes,
+            call_limit_error: None,
+            pending: HashMap::new(),
+        });
+    }
+
+    /// The id of the last call the program made (0: none yet).
+    pub(crate) fn submitted(&self) -> u64 {
+        self.next_id.get() - 1
+    }
+
+    /// Drops every engine value the state holds.
+    pub(crate) fn clear(&self) {
+        let live = self.live.borrow_mut().take();
+        drop(live);
+    }
+
+    /// The captured intrinsics (`None` before setup or after the run).
+    pub(crate) fn env(&self) -> Option<Rc<Env<'js>>> {
+        self.live.borrow().as_ref().map(|live| live.env.clone())
+    }
+
+    /// Whether `thrown` is this run's call-limit rejection.
+    pub(crate) fn is_call_limit_error(&self, thrown: &Value<'js>) -> bool {
+        self.live
+            .borrow()
+            .as_ref()
+            .and_then(|live| live.call_limit_error.as_ref())
+            .is_some_and(|error| error == thrown)
+    }
+
+    /// The message of the call-limit rejection.
+    pub(crate) fn call_limit_message(&self) -> String {
+        format!(
+            "tool call limit reached ({} calls per run)",
+            self.max_tool_calls
+        )
+    }
+
+    fn call_limit_error(&self, ctx: &Ctx<'js>) -> rquickjs::Result<Value<'js>> {
+        if let Some(error) = self
+            .live
+            .borrow()
+            .as_ref()
+            .and_then(|l| l.call_limit_error.clone())
+        {
+            return Ok(error);
+        }
+        let error = Exception::from_message(ctx.clone(), &self.call_limit_message())?.into_value();
+        if let Some(live) = self.live.borrow_mut().as_mut() {
+            live.call_limit_error = Some(error.clone());
+        }
+        Ok(error)
+    }
+
+    /// The rejection value of a failed call: an instance of the namespace's error class (member
+    /// property = binding name), or a plain `Error`.
+    fn failure(
+        &self,
+        ctx: &Ctx<'js>,
+        namespace: usize,
+        function: usize,
+        message: &str,
+    ) -> rquickjs::Result<Value<'js>> {
+        let class = self
+            .live
+            .borrow()
+            .as_ref()
+            .and_then(|l| l.classes.get(namespace).cloned().flatten());
+        match class {
+            Some(class) => {
+                let name = self.namespaces[namespace].functions[function].as_str();
+                class.construct((message, name))
+            }
+            None => Ok(Exception::from_message(ctx.clone(), message)?.into_value()),
+        }
+    }
+}
+
+/// The JS function behind `<global>.<name>`.
+pub(crate) fn binding_function<'js>(
+    ctx: &Ctx<'js>,
+    state: &Rc<RunState<'js>>,
+    namespace: usize,
+    function: usize,
+) -> rquickjs::Result<Function<'js>> {
+    let name = state.namespaces[namespace].functions[function].clone();
+    let state = state.clone();
+    Function::new(ctx.clone(), move |ctx: Ctx<'js>, args: Rest<Value<'js>>| {
+        call(&ctx, &state, namespace, function, args.0)
+    })?
+    .with_name(name)
+}
+
+fn call<'js>(
+    ctx: &Ctx<'js>,
+    state: &RunState<'js>,
+    namespace: usize,
+    function: usize,
+    args: Vec<Value<'js>>,
+) -> rquickjs::Result<Promise<'js>> {
+    let (promise, resolve, reject) = ctx.promise()?;
+    let Some(env) = state.env() else {
+        reject.call::<_, ()>((state.failure(
+            ctx,
+            namespace,
+            function,
+            "run_code run is over",
+        )?,))?;
+        return Ok(promise);
+    };
+    let root = args
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| Value::new_undefined(ctx.clone()));
+    let args = match convert::to_json(ctx, &env, root, state.max_value_depth) {
+        Ok(Some(json)) => json,
+        Ok(None) | Err(ToJsonError::TooDeep) => {
+            let error = state.failure(ctx, namespace, function, ARGS_NOT_LOSSLESS)?;
+            reject.call::<_, ()>((error,))?;
+            return Ok(promise);
+        }
+        Err(ToJsonError::Lossy { path, what }) => {
+            let message = format!("tool arguments must be lossless JSON: {path} {what}");
+            reject.call::<_, ()>((state.failure(ctx, namespace, function, &message)?,))?;
+            return Ok(promise);
+        }
+        Err(ToJsonError::Threw(thrown)) => {
+            let message = errors::message_of(&env, thrown);
+            let message = format!("tool arguments must be lossless JSON: {message}");
+            reject.call::<_, ()>((state.failure(ctx, namespace, function, &message)?,))?;
+            return Ok(promise);
+        }
+        Err(ToJsonError::Fatal(error)) => return Err(error),
+    };
+    if state.calls_made.get() >= state.max_tool_calls {
+        reject.call::<_, ()>((state.call_limit_error(ctx)?,))?;
+        return Ok(promise);
+    }
+    state.calls_made.set(state.calls_made.get() + 1);
+    let id = state.next_id.get();
+    state.next_id.set(id + 1);
+    state.calls.borrow_mut().submit(CallRequest {
+        id,
+        namespace,
+        function,
+        args,
+    });
+    if let Some(live) = state.live.borrow_mut().as_mut() {
+        live.pending.insert(
+            id,
+            Pending {
+                resolve,
+                reject,
+                namespace,
+                function,
+            },
+        );
+    }
+    Ok(promise)
+}
+
+/// Settles a call with the host's reply.
+pub(crate) fn settle<'js>(
+    ctx: &Ctx<'js>,
+    state: &RunState<'js>,
+    id: u64,
+    result: Result<serde_json::Value, String>,
+) -> rquickjs::Result<()> {
+    let pending = state
+        .live
+        .borrow_mut()
+        .as_mut()
+        .and_then(|live| live.pending.remove(&id));
+    let Some(Pending {
+        resolve,
+        reject,
+        namespace,
+        function,
+    }) = pending
+    else {
+        return Ok(()); // unknown or already settled: dropped
+    };
+    let message = match result {
+        Ok(json) => match build::to_js(ctx, &json, state.max_value_depth) {
+            Ok(value) => return resolve.call((value,)),
+            Err(ToJsError::Fatal(error)) => return Err(error),
+            Err(ToJsError::Lossy | ToJsError::TooDeep) => RESOLUTION_NOT_LOSSLESS.to_owned(),
+        },
+        Err(message) => message,
+    };
+    reject.call((state.failure(ctx, namespace, function, &message)?,))
+}
