@@ -145,7 +145,7 @@ const CORE_EDGES: &[(&str, &[&str])] = &[
     ("extension", &["error", "pipeline", "registry"]),
     ("dialect", &["registry"]),
     ("provider", &["dialect", "registry"]),
-    ("mcp", &["error", "registry"]),
+    ("mcp", &["approval", "error", "pipeline", "registry"]),
 ];
 
 /// `graph`'s edges against `declared` (a module left out names nothing): what differs, if
