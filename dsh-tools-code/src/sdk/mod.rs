@@ -54,10 +54,8 @@ mod wide;
 
 pub use cache::{RenderedSdk, SdkCache};
 pub use instructions::INSTRUCTIONS;
-#[doc(hidden)]
 pub use render::sdk_declarations_whole;
 pub use render::{SdkTool, render_tools_sdk, sdk_declarations, sdk_tool_from};
 pub(crate) use signature::signature;
 pub use ts_type::json_schema_to_ts;
-#[doc(hidden)]
 pub use ts_type::json_schema_to_ts_wide;

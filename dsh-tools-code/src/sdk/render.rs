@@ -143,7 +143,6 @@ pub(crate) fn name_order(a: &str, b: &str) -> std::cmp::Ordering {
 
 /// [`sdk_declarations`] printed as one AST: the whole tool set's declarations built, then
 /// printed, in one piece (the reference the assembled text is tested against).
-#[doc(hidden)]
 pub fn sdk_declarations_whole(tools: &[SdkTool]) -> String {
     let mut sorted: Vec<&SdkTool> = tools.iter().collect();
     sorted.sort_by(|a, b| name_order(&a.name, &b.name));

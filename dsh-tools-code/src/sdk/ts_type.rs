@@ -83,7 +83,6 @@ pub(crate) fn lower<'s>(types: &mut Types<'s>, schema: &'s Value) -> TyId {
 }
 
 /// The wide path alone (for cross-checks: on subset schemas it must agree with the reference).
-#[doc(hidden)]
 pub fn json_schema_to_ts_wide(schema: &Value, indent: usize) -> String {
     let mut types = Types::new();
     let root = wide::lower(&mut types, schema);

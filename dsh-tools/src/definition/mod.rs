@@ -131,7 +131,6 @@ impl ToolDefinition {
     }
 
     /// The tool's name, shared (a pipeline's record of an execution keeps it without a copy).
-    #[doc(hidden)]
     pub fn name_shared(&self) -> Arc<str> {
         Arc::clone(&self.inner.name)
     }
@@ -196,7 +195,6 @@ impl ToolDefinition {
     /// [`is_concurrency_safe`](Self::is_concurrency_safe) returned `true`): the body is called
     /// without validating them a second time. A runtime seam (a batch classifies each call,
     /// which validates it, before running it); use [`execute`](Self::execute) otherwise.
-    #[doc(hidden)]
     pub fn execute_prevalidated(
         &self,
         args: Arc<Value>,
