@@ -155,18 +155,31 @@ fn the_inspector_lists_and_calls_mcp_serve_over_stdio() {
     assert!(!cwd.join("out.txt").exists());
 }
 
+/// A child process killed (and reaped) when dropped, so a test that fails midway leaves no
+/// server behind holding the test's output pipes.
+struct Killed(std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 #[test]
 fn the_inspector_lists_mcp_serve_over_http() {
     let dir = notes();
-    let mut server = Command::new(BIN)
-        .args(["mcp", "serve", "--http", "127.0.0.1:0"])
-        .current_dir(dir.path())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut server = Killed(
+        Command::new(BIN)
+            .args(["mcp", "serve", "--http", "127.0.0.1:0"])
+            .current_dir(dir.path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
     let mut line = String::new();
-    BufReader::new(server.stdout.take().unwrap())
+    BufReader::new(server.0.stdout.take().unwrap())
         .read_line(&mut line)
         .unwrap();
     let url = serde_json::from_str::<Value>(&line).unwrap()["url"]
@@ -195,8 +208,7 @@ fn the_inspector_lists_mcp_serve_over_http() {
         ],
         dir.path(),
     );
-    server.kill().unwrap();
-    server.wait().unwrap();
+    drop(server);
     let (Some(listed), Some(called)) = (listed, called) else {
         return;
     };
