@@ -214,7 +214,7 @@ impl ToolOptions {
     pub(crate) fn krate(&self) -> TokenStream {
         match &self.krate {
             Some(path) => quote!(#path),
-            None => quote!(::dsh_tools),
+            None => crate::krate::default_path(),
         }
     }
 
@@ -249,7 +249,7 @@ pub(crate) fn fallback_krate(args: &TokenStream) -> TokenStream {
             return quote!(#path);
         }
     }
-    quote!(::dsh_tools)
+    crate::krate::default_path()
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@ mod derive;
 mod docs;
 mod dummy;
 mod errors;
+mod krate;
 mod range;
 mod tool;
 mod types;

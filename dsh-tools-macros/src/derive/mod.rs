@@ -23,7 +23,7 @@ pub(crate) fn expand(item: TokenStream) -> TokenStream {
         Ok(input) => input,
         Err(error) => return error.into_compile_error(),
     };
-    let krate = quote!(::dsh_tools);
+    let krate = crate::krate::default_path();
     let mut errors = Errors::new();
     let container = Container::from_ast(&input, &mut errors);
     match (errors.finish(), container) {
