@@ -49,7 +49,7 @@ pub(super) fn run(args: TurnArgs) -> Result<Report, CliError> {
         let _imports = args.mcp.import(&registry).await?;
         let agent = registry.scope();
         ProviderTurn::new(&registry, args.provider)
-            .agent(&agent)
+            .agent(agent.id())
             .run_response(&response)
             .await
             .map_err(|e| CliError::input(&input, e))

@@ -12,7 +12,6 @@ use super::content::ImageSource;
 use super::{CallArguments, Provider, ProviderCall, ProviderError, parse_calls, render_results};
 use crate::ToolRegistry;
 use crate::dialect::{Dialect, DialectOptions, render_tool, restore_omitted};
-use crate::registry::Scope;
 
 /// Runs the tool calls of provider turns against a registry (see the
 /// [module docs](crate::provider)).
@@ -95,9 +94,10 @@ impl ProviderTurn {
         }
     }
 
-    /// Runs the calls as `scope`'s agent (its view, its policies).
-    pub fn agent(mut self, scope: &Scope) -> Self {
-        self.agent = Some(scope.id());
+    /// Runs the calls as `scope`'s agent (its view, its policies), named by its id as in every
+    /// other API ([`Scope::id`](crate::Scope::id)).
+    pub fn agent(mut self, scope: ScopeId) -> Self {
+        self.agent = Some(scope);
         self
     }
 
