@@ -123,10 +123,12 @@ fn mcp_server_answers_a_stdio_client() {
     let mut child = Command::new(&binary)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap_or_else(|e| panic!("{}: {e}", binary.display()));
     let mut stdin = child.stdin.take().unwrap();
     let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut stderr = child.stderr.take().unwrap();
 
     let init = exchange(
         &mut stdin,
@@ -209,6 +211,13 @@ fn mcp_server_answers_a_stdio_client() {
     assert!(
         status.success(),
         "the server exits cleanly when the client hangs up: {status}"
+    );
+    // The tool's stray `println!` went to stderr: every stdout line above parsed as a frame.
+    let mut logged = String::new();
+    std::io::Read::read_to_string(&mut stderr, &mut logged).expect("stderr is read");
+    assert!(
+        logged.contains("text_stats: counting 14 bytes"),
+        "the stray print reaches stderr: {logged}"
     );
 }
 

@@ -8,6 +8,7 @@ mod handler;
 mod http;
 mod limits;
 mod sessions;
+mod stdio;
 mod wire;
 
 use std::net::SocketAddr;
@@ -153,8 +154,13 @@ impl McpServer {
     }
 
     /// Serves one session over this process's stdin and stdout, until the client disconnects.
+    ///
+    /// The protocol owns stdout from then on: on Unix, anything else the process prints to
+    /// stdout (a tool's `println!`, say) goes to stderr instead, so it cannot corrupt a frame.
     pub async fn serve_stdio(&self) -> Result<(), McpError> {
-        self.serve_io(tokio::io::stdin(), tokio::io::stdout()).await
+        let stdout = stdio::claim_stdout()
+            .map_err(|e| McpError::Serve(format!("cannot take stdout for the protocol: {e}")))?;
+        self.serve_io(tokio::io::stdin(), stdout).await
     }
 
     /// Serves one session over a byte stream pair (newline-delimited JSON-RPC), until the
