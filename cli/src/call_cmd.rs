@@ -112,7 +112,7 @@ pub(super) fn run(args: CallArgs) -> Result<Report, CliError> {
     let registry = host_registry_with(PresentationMode::Native, approval)?;
     let (result, definition) = runtime.block_on(async {
         let _imports = args.mcp.import(&registry).await?;
-        let agent = registry.scope();
+        let agent = registry.new_scope();
         let definition = registry.get(&args.name, Some(agent.id()));
         if show_cards {
             let view = cards::call_view(definition.as_ref(), &args.name, &arguments);

@@ -144,7 +144,7 @@ impl CodeHost {
         let id = format!("run-{}", self.runs);
         let registry = &self.registry;
         let result = self.runtime.block_on(async {
-            let agent = registry.scope();
+            let agent = registry.new_scope();
             let mut call = ToolExecutionInput::new(
                 id,
                 dsh_tools_runtime::code::RUN_CODE_NAME,
@@ -179,7 +179,7 @@ impl CodeHost {
         self.runs += 1;
         let id = format!("run-{}", self.runs);
         let outcome = self.runtime.block_on(async {
-            let agent = registry.scope();
+            let agent = registry.new_scope();
             let cancel = CancellationToken::new();
             let outcome = match start {
                 Durable::Program(program) => {

@@ -47,7 +47,7 @@ pub(super) fn run(args: TurnArgs) -> Result<Report, CliError> {
     let registry = host_registry(args.yes)?;
     let outcome = runtime.block_on(async {
         let _imports = args.mcp.import(&registry).await?;
-        let agent = registry.scope();
+        let agent = registry.new_scope();
         ProviderTurn::new(&registry, args.provider)
             .agent(agent.id())
             .run_response(&response)

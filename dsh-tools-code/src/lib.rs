@@ -302,11 +302,11 @@ mod tests {
     #[test]
     fn another_scope_changing_leaves_a_cached_sdk_in_place() {
         let registry = code_registry();
-        let a = registry.scope();
+        let a = registry.new_scope();
         registry.prompt(Some(a.id())).expect("a prompt");
         let built = cached(&registry, a.id()).expect("cached");
 
-        let b = registry.scope();
+        let b = registry.new_scope();
         b.register(tool("b_only")).expect("registers").keep();
         registry.prompt(Some(b.id())).expect("a prompt");
         registry.prompt(Some(a.id())).expect("a prompt");
@@ -328,13 +328,13 @@ mod tests {
     fn scopes_share_fragments_and_print_only_their_own_changes() {
         let registry = code_registry();
         let code = CodeModeState::of(&registry).expect("Code Mode state");
-        let a = registry.scope();
+        let a = registry.new_scope();
         registry.prompt(Some(a.id())).expect("a prompt");
         let printed = code.fragments.printed();
         assert_eq!(printed, 1, "`shared` printed once");
 
         // A new scope assembles its SDK from the fragments a's SDK printed.
-        let b = registry.scope();
+        let b = registry.new_scope();
         registry.prompt(Some(b.id())).expect("a prompt");
         assert_eq!(code.fragments.printed(), printed);
         b.register(tool("b_only")).expect("registers").keep();
@@ -363,7 +363,7 @@ mod tests {
     fn fragments_die_with_the_sdks_holding_them() {
         let registry = code_registry();
         let code = CodeModeState::of(&registry).expect("Code Mode state");
-        let a = registry.scope();
+        let a = registry.new_scope();
         for i in 0..500 {
             let name = format!("churn_{}", i % 7);
             let registration = a.register(tool(&name)).expect("registers");
@@ -393,7 +393,7 @@ mod tests {
     #[test]
     fn a_disposed_scope_frees_its_cached_sdk() {
         let registry = code_registry();
-        let a = registry.scope();
+        let a = registry.new_scope();
         let id = a.id();
         registry.prompt(Some(id)).expect("a prompt");
         assert!(cached(&registry, id).is_some());

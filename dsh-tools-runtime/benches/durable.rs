@@ -134,7 +134,7 @@ fn benches(c: &mut Criterion) {
         .build()
         .expect("a Tokio runtime");
     let registry = registry();
-    let agent = registry.scope();
+    let agent = registry.new_scope();
     let durability = Durability::new(ContinuationKey::generate(), Arc::new(NeverSpent));
 
     let mut continuations = Vec::new();
@@ -210,7 +210,7 @@ fn python(c: &mut Criterion, tokio: &tokio::runtime::Runtime, durability: &Durab
         ..MontyConfig::default()
     };
     let registry = registry_on(Arc::new(MontyRuntime::new(config).expect("valid config")));
-    let agent = registry.scope();
+    let agent = registry.new_scope();
     let mut group = c.benchmark_group("durable/resume-python");
     for n in LENGTHS {
         let outcome =

@@ -81,7 +81,7 @@ fn rss_kib() -> Option<u64> {
 fn scopes(registry: &ToolRegistry) -> Vec<Scope> {
     (0..1000)
         .map(|s| {
-            let scope = registry.scope();
+            let scope = registry.new_scope();
             for def in definitions(&format!("agent{s:04}"), 10) {
                 scope.register(def).expect("registered").keep();
             }
@@ -131,7 +131,7 @@ fn benches(c: &mut Criterion) {
 
     let native = registry(PresentationMode::Native);
     register_all(&native, definitions("tool", 10_000));
-    let agent = native.scope();
+    let agent = native.new_scope();
     assert_eq!(native.visible(Some(agent.id())).len(), 10_000);
     group.bench_function("visible/10000_tools", |b| {
         b.iter(|| native.visible(black_box(Some(agent.id()))))
@@ -146,7 +146,7 @@ fn benches(c: &mut Criterion) {
 
     let code = registry(PresentationMode::Code);
     register_all(&code, definitions("tool", 10_000));
-    let coder = code.scope();
+    let coder = code.new_scope();
     let first = code.prompt(Some(coder.id())).expect("a prompt");
     assert!(first.sections.iter().any(|s| s.name == "tools:sdk"));
     group.bench_function("prompt_code_cached/10000_tools", |b| {
@@ -162,7 +162,7 @@ fn benches(c: &mut Criterion) {
         b.iter_batched(
             || definitions("extra", 10),
             |defs| {
-                let scope = shared.scope();
+                let scope = shared.new_scope();
                 for def in defs {
                     scope.register(def).expect("registered").keep();
                 }

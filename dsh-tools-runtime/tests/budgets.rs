@@ -73,7 +73,7 @@ async fn tool_then_scope_then_registry() {
         .register(returning("own", json!(text), |b| b.max_result_tokens(200)))
         .unwrap()
         .keep();
-    let agent = registry.scope();
+    let agent = registry.new_scope();
     let tokens = |result: &ToolExecutionResult| count(only_text(result));
 
     let plain = registry.execute(call_as("plain", &agent)).await;
@@ -369,7 +369,7 @@ async fn imported_mcp_tools_are_budgeted_the_same_way() {
 #[test]
 fn setting_and_lifting_a_scope_budget_are_change_events() {
     let registry = ToolRegistry::new();
-    let agent = registry.scope();
+    let agent = registry.new_scope();
     let seen = Arc::new(std::sync::Mutex::new(0));
     let sink = Arc::clone(&seen);
     registry

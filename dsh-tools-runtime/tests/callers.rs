@@ -83,7 +83,7 @@ async fn cell(mode: PresentationMode, callers: Callers) -> Cell {
     CodeMode::new(calls_probe()).install(&registry).unwrap();
     let (counted, def) = probe(callers);
     registry.register(def).unwrap().keep();
-    let agent: Scope = registry.scope();
+    let agent: Scope = registry.new_scope();
 
     let surface = registry.prompt(Some(agent.id())).unwrap();
     let on_wire = surface.tools.iter().any(|t| t.name == "probe");

@@ -171,7 +171,7 @@ async fn cancelling_a_run_mid_call_drops_the_tool_futures_and_settles_each_call_
         .unwrap();
     let events = Arc::new(Events::default());
     registry.set_code_event_sink(Arc::clone(&events) as Arc<dyn CodeEventSink>);
-    let agent = registry.scope();
+    let agent = registry.new_scope();
 
     // `tick` resolves first (it commits first); the holds stay in flight while the program
     // spins. Ten parallel calls at most: some holds are still queued when the run ends.

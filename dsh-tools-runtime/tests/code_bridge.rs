@@ -92,8 +92,8 @@ fn the_transport_is_visible_last_in_code_scopes_only() {
         .map(|d| d.name().to_owned())
         .collect();
     assert_eq!(names, ["echo", "fail", "run_code"]);
-    let agent = registry.scope();
-    let native = registry.scope();
+    let agent = registry.new_scope();
+    let native = registry.new_scope();
     native.present_as(PresentationMode::Native).unwrap().keep();
     assert!(native.get("run_code").is_none());
     assert!(
@@ -246,7 +246,7 @@ async fn a_missing_runtime_names_the_scopes_mode() {
     // The registry is native; the agent's scope presents in code mode, and Code Mode is not
     // installed: its prompt says what to do.
     let registry = ToolRegistry::new();
-    let agent = registry.scope();
+    let agent = registry.new_scope();
     agent.present_as(PresentationMode::Code).unwrap().keep();
     let error = registry.prompt(Some(agent.id())).unwrap_err();
     assert_eq!(
@@ -326,7 +326,7 @@ async fn sub_calls_of_an_agent_are_logged_as_dispatch_pairs() {
     let registry = code_registry(two_echoes());
     let log = Arc::new(Collect(Mutex::new(Vec::new())));
     registry.set_code_event_sink(log.clone());
-    let agent = registry.scope();
+    let agent = registry.new_scope();
     let mut input = run_code_call("c7", "x");
     input.agent = Some(agent.id());
     let result = registry.execute(input).await;
@@ -382,8 +382,8 @@ async fn dispatch_log_listeners_shape_the_logged_content_in_order_and_by_scope()
     let registry = code_registry(two_echoes());
     let log = Arc::new(Collect(Mutex::new(Vec::new())));
     registry.set_code_event_sink(log.clone());
-    let agent = registry.scope();
-    let other = registry.scope();
+    let agent = registry.new_scope();
+    let other = registry.new_scope();
     // Global first, then the agent's: each sees what the previous returned.
     registry
         .add_hook::<DispatchLog>(dispatch_log_fn(|entry, content| {
@@ -433,7 +433,7 @@ async fn a_panicking_dispatch_log_listener_logs_the_settled_content() {
     let registry = code_registry(two_echoes());
     let log = Arc::new(Collect(Mutex::new(Vec::new())));
     registry.set_code_event_sink(log.clone());
-    let agent = registry.scope();
+    let agent = registry.new_scope();
     let listener = registry.add_hook::<DispatchLog>(dispatch_log_fn(|entry, content| {
         if entry.sub_call_id.ends_with(":2") {
             panic!("spill store unavailable");
@@ -488,7 +488,7 @@ fn the_prompt_surface_follows_the_mode() {
         "the transport is not in its own SDK"
     );
 
-    let both = registry.scope();
+    let both = registry.new_scope();
     both.present_as(PresentationMode::Both).unwrap().keep();
     let surface = registry.prompt(Some(both.id())).unwrap();
     let tools: Vec<&str> = surface.tools.iter().map(|t| t.name.as_str()).collect();
@@ -500,7 +500,7 @@ fn the_prompt_surface_follows_the_mode() {
         "an empty code-only section is dropped"
     );
 
-    let native = registry.scope();
+    let native = registry.new_scope();
     native.present_as(PresentationMode::Native).unwrap().keep();
     let surface = registry.prompt(Some(native.id())).unwrap();
     assert_eq!(surface.tools.len(), 2);

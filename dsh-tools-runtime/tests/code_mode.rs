@@ -74,7 +74,7 @@ async fn run_deploy(registry: &ToolRegistry) -> ToolExecutionResult {
         "run_code",
         json!({"code": "return await tools.deploy({});", "description": "Deploy"}),
     );
-    input.agent = Some(registry.scope().id());
+    input.agent = Some(registry.new_scope().id());
     registry.execute(input).await
 }
 

@@ -121,7 +121,7 @@ async fn deferred_tools_leave_the_wire_list_and_stay_executable() {
 #[tokio::test]
 async fn tool_search_returns_full_definitions_and_found_tools_join_at_the_end() {
     let registry = workspace();
-    let scope = registry.scope();
+    let scope = registry.new_scope();
     let before = wire_names(&registry, Some(scope.id()));
 
     let mut input = call_as(TOOL_SEARCH_NAME, &scope);
@@ -159,7 +159,7 @@ async fn tool_search_returns_full_definitions_and_found_tools_join_at_the_end() 
     );
     // Another scope found nothing; the global view neither.
     assert_eq!(wire_names(&registry, None), before);
-    assert_eq!(wire_names(&registry, Some(registry.scope().id())), before);
+    assert_eq!(wire_names(&registry, Some(registry.new_scope().id())), before);
 }
 
 #[tokio::test]
@@ -283,7 +283,7 @@ async fn ten_thousand_deferred_tools_are_searched_and_one_is_found() {
 #[test]
 fn a_disposed_scope_forgets_what_it_found() {
     let registry = workspace();
-    let scope = registry.scope();
+    let scope = registry.new_scope();
     let id = scope.id();
     assert_eq!(
         registry.discover(Some(id), ["archive_issue", "read_file", "nope"]),
@@ -365,7 +365,7 @@ fn section(registry: &ToolRegistry, scope: dsh_tools::exec::ScopeId, name: &str)
 #[tokio::test]
 async fn programs_search_describe_and_call_deferred_tools() {
     let registry = code_registry();
-    let scope = registry.scope();
+    let scope = registry.new_scope();
     let sdk = section(&registry, scope.id(), "tools:sdk").unwrap();
     assert!(sdk.contains("read_file") && !sdk.contains("archive_issue"));
     assert_eq!(
@@ -416,7 +416,7 @@ async fn programs_search_describe_and_call_deferred_tools() {
 #[tokio::test]
 async fn search_helpers_check_their_arguments() {
     let registry = code_registry();
-    let scope = registry.scope();
+    let scope = registry.new_scope();
     let program = r#"
         const errors = [];
         for (const bad of [42, { query: 1 }, { query: "x", limit: 0 }]) {

@@ -166,7 +166,7 @@ async fn a_thousand_suspend_resume_cycles_leave_nothing_behind() {
             }
         }))
         .keep();
-    let agent = registry.scope();
+    let agent = registry.new_scope();
     let spent = Arc::new(Spending(AtomicUsize::new(0)));
     let durability = Durability::new(ContinuationKey::generate(), spent.clone());
 

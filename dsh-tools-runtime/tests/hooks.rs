@@ -46,7 +46,7 @@ fn recording_guard(
 async fn guards_run_global_first_then_chain_layers_farthest_first() {
     let (registry, _) = registry_with_probe();
     let recorder = Recorder::default();
-    let root = registry.scope();
+    let root = registry.new_scope();
     let mid = root.child();
     let leaf = mid.child();
     // Registered in an order that differs from the evaluation order.
@@ -71,7 +71,7 @@ async fn guards_run_global_first_then_chain_layers_farthest_first() {
 async fn the_first_guard_reason_wins_and_later_guards_do_not_run() {
     let (registry, probe) = registry_with_probe();
     let recorder = Recorder::default();
-    let parent = registry.scope();
+    let parent = registry.new_scope();
     let child = parent.child();
     registry
         .guard(recording_guard(&recorder, "global", None))
@@ -102,7 +102,7 @@ async fn calls_without_an_agent_run_only_global_guards() {
     let (registry, _) = registry_with_probe();
     let recorder = Recorder::default();
     registry
-        .scope()
+        .new_scope()
         .guard(recording_guard(&recorder, "scoped", Some("no")))
         .keep();
     registry
@@ -116,9 +116,9 @@ async fn calls_without_an_agent_run_only_global_guards() {
 #[tokio::test]
 async fn a_scoped_guard_does_not_reach_sibling_scopes() {
     let (registry, _) = registry_with_probe();
-    let guarded = registry.scope();
+    let guarded = registry.new_scope();
     guarded.guard(|_| Some("guarded".into())).keep();
-    let sibling = registry.scope();
+    let sibling = registry.new_scope();
     let result = registry.execute(call_as("probe", &sibling)).await;
     assert_eq!(wire(&result), text_success("probe ran"));
     let denied = registry.execute(call_as("probe", &guarded.child())).await;
@@ -146,7 +146,7 @@ async fn guards_run_only_after_an_allow() {
 #[tokio::test]
 async fn guards_see_the_execution() {
     let (registry, _) = registry_with_probe();
-    let agent = registry.scope();
+    let agent = registry.new_scope();
     let seen = Arc::new(Mutex::new(None));
     let sink = Arc::clone(&seen);
     registry
@@ -184,7 +184,7 @@ async fn a_disposed_guard_no_longer_denies_and_guards_do_not_notify() {
     registry
         .on_change(move |_| *sink.lock().unwrap() += 1)
         .keep();
-    let agent = registry.scope();
+    let agent = registry.new_scope();
     let global = registry.guard(|_| Some("global".into()));
     let scoped = agent.guard(|_| Some("scoped".into()));
     global.dispose();
@@ -353,9 +353,9 @@ struct Family {
 
 fn family() -> Family {
     let (registry, _) = registry_with_probe();
-    let hooked = registry.scope();
+    let hooked = registry.new_scope();
     let child = hooked.child();
-    let sibling = registry.scope();
+    let sibling = registry.new_scope();
     Family {
         registry,
         hooked,
@@ -595,7 +595,7 @@ async fn observers_receive_the_result_the_caller_gets() {
 async fn add_hook_registers_any_kind_globally_or_for_a_scope() {
     use dsh_tools_runtime::hooks::{Guard, PreExecute};
     let (registry, probe) = registry_with_probe();
-    let agent = registry.scope();
+    let agent = registry.new_scope();
     let recorder = Recorder::default();
     registry
         .add_hook::<PreExecute>(recording_pre(&recorder, "global pre"))

@@ -70,7 +70,7 @@ async fn mutate(registry: ToolRegistry, stop: Arc<AtomicBool>) -> usize {
     let mut mutations = 0;
     while !stop.load(Ordering::Acquire) {
         let added = registry.register(filler(mutations)).expect("registers");
-        let scope = registry.scope();
+        let scope = registry.new_scope();
         let restriction = scope
             .restrict(ToolRestriction {
                 allow: None,

@@ -314,7 +314,7 @@ async fn server_names_follow_the_rule_and_are_unique_while_live() {
 #[tokio::test]
 async fn a_scoped_import_is_seen_by_that_agent_only_and_policies_apply() {
     let registry = ToolRegistry::new();
-    let agent = registry.scope();
+    let agent = registry.new_scope();
     let import = McpImport::new(&registry).into_scope(&agent);
     let (connection, script, _) = connect(&import, "st", vec![vec![tool("echo")]]).await;
     let _connection = connection.unwrap();

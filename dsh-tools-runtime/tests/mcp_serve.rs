@@ -292,7 +292,7 @@ async fn notifications_cancelled_cancels_the_execution() {
 async fn a_scope_is_served_as_it_sees_the_registry() {
     let (events, _) = mpsc::unbounded_channel();
     let registry = registry(events);
-    let agent = registry.scope();
+    let agent = registry.new_scope();
     agent
         .restrict(ToolRestriction {
             allow: Some(vec!["add".into()]),

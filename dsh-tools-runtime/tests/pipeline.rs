@@ -217,7 +217,7 @@ fn asking(reason: Option<&str>) -> dsh_tools_runtime::hooks::PreExecuteFn {
 async fn ask_without_an_approval_service_denies_with_the_ask_reason() {
     let (registry, probe) = probe_registry();
     registry.on_pre_execute(asking(Some("writes files"))).keep();
-    let result = registry.execute(call_as("probe", &registry.scope())).await;
+    let result = registry.execute(call_as("probe", &registry.new_scope())).await;
     assert_eq!(wire(&result), failure("writes files"));
     assert_eq!(probe.runs(), 0);
 }
@@ -320,7 +320,7 @@ async fn an_approval_request_carries_agent_tool_call_reason_and_the_callers_toke
     let (registry, probe) = probe_registry();
     registry.on_pre_execute(asking(Some("writes files"))).keep();
     let service = ScriptedApproval::mount(&registry, Script::Answer(ApprovalOutcome::AllowedOnce));
-    let agent = registry.scope();
+    let agent = registry.new_scope();
     let input = call_as("probe", &agent);
     let caller = input.cancel.clone();
     let result = registry.execute(input).await;
@@ -367,7 +367,7 @@ async fn an_approval_request_carries_the_tools_own_card_of_the_call() {
     );
     registry.on_pre_execute(asking(None)).keep();
     let service = ScriptedApproval::mount(&registry, Script::Answer(ApprovalOutcome::Rejected));
-    let agent = registry.scope();
+    let agent = registry.new_scope();
     let input = ToolExecutionInput {
         agent: Some(agent.id()),
         ..call_with("shell", json!({"command": "rm -rf build"}))
@@ -393,7 +393,7 @@ async fn a_cancelled_approval_of_an_aborted_caller_is_aborted_before_dispatch() 
         .on_post_execute(recording_post(&recorder, "post"))
         .keep();
     ScriptedApproval::mount(&registry, Script::InterruptTurn);
-    let result = registry.execute(call_as("probe", &registry.scope())).await;
+    let result = registry.execute(call_as("probe", &registry.new_scope())).await;
     assert_eq!(wire(&result), aborted_before_dispatch());
     assert_eq!(
         recorder.entries(),
@@ -461,7 +461,7 @@ async fn an_approval_service_panicking_before_its_future_is_a_final_error() {
     let (registry, recorder, _) = recorded_probe();
     registry.on_pre_execute(asking(None)).keep();
     ScriptedApproval::mount(&registry, Script::PanicNow);
-    let result = registry.execute(call_as("probe", &registry.scope())).await;
+    let result = registry.execute(call_as("probe", &registry.new_scope())).await;
     assert_eq!(wire(&result), failure("approval channel exploded"));
     assert_eq!(
         recorder.entries(),
@@ -474,7 +474,7 @@ async fn an_approval_future_panicking_is_a_final_error() {
     let (registry, recorder, _) = recorded_probe();
     registry.on_pre_execute(asking(None)).keep();
     ScriptedApproval::mount(&registry, Script::PanicLater);
-    let result = registry.execute(call_as("probe", &registry.scope())).await;
+    let result = registry.execute(call_as("probe", &registry.new_scope())).await;
     assert_eq!(wire(&result), failure("approval future exploded"));
     assert!(!recorder.entries().contains(&"post".to_owned()));
 }
@@ -506,7 +506,7 @@ async fn an_unknown_tool_fails_with_unknown_tool_after_policies_saw_it() {
 #[tokio::test]
 async fn a_tool_restricted_away_is_unknown_to_that_scope_only() {
     let (registry, probe) = probe_registry();
-    let agent = registry.scope();
+    let agent = registry.new_scope();
     agent
         .restrict(ToolRestriction {
             deny: Some(vec!["probe".into()]),
@@ -523,7 +523,7 @@ async fn a_tool_restricted_away_is_unknown_to_that_scope_only() {
             "UNKNOWN_TOOL"
         )
     );
-    let allowed = registry.execute(call_as("probe", &registry.scope())).await;
+    let allowed = registry.execute(call_as("probe", &registry.new_scope())).await;
     assert_eq!(wire(&allowed), text_success("probe ran"));
     assert_eq!(probe.runs(), 1);
 }
@@ -1636,9 +1636,9 @@ async fn nested_calls_are_not_collapsed() {
 async fn the_collapse_follows_the_callers_effective_mode() {
     let (registry, _) = probe_registry();
     install_code_mode(&registry);
-    let coder = registry.scope();
+    let coder = registry.new_scope();
     coder.present_as(PresentationMode::Code).unwrap().keep();
-    let both = registry.scope();
+    let both = registry.new_scope();
     both.present_as(PresentationMode::Both).unwrap().keep();
     let run = |input: ToolExecutionInput| {
         let registry = registry.clone();

@@ -193,7 +193,7 @@ async fn run_cell(policy: Policy, column: Column) -> Cell {
         )
         .unwrap()
         .keep();
-    let agent = registry.scope();
+    let agent = registry.new_scope();
 
     let decision = match policy {
         Policy::Allow | Policy::GuardDenial => PreToolDecision::Allow,

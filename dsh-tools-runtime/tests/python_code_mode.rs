@@ -86,7 +86,7 @@ async fn run_code(registry: &ToolRegistry, id: &str, code: &str) -> ToolExecutio
         RUN_CODE_NAME,
         json!({"code": code, "description": "Test"}),
     );
-    input.agent = Some(registry.scope().id());
+    input.agent = Some(registry.new_scope().id());
     tokio::time::timeout(Duration::from_secs(60), registry.execute(input))
         .await
         .expect("the run ended")
@@ -219,7 +219,7 @@ async fn python_programs_search_describe_and_call_deferred_tools() {
 }
 
 async fn search_describe_and_call(registry: ToolRegistry) {
-    let scope = registry.scope();
+    let scope = registry.new_scope();
     let section = |name: &str| {
         registry
             .prompt(Some(scope.id()))

@@ -30,7 +30,7 @@ async fn the_large_results_example_runs() -> Result<(), Box<dyn Error>> {
         .build()?;
     registry.register(read_log)?.keep();
 
-    let agent = registry.scope();
+    let agent = registry.new_scope();
     agent.set_max_result_tokens(Some(5_000))?.keep(); // this agent's calls, unless the tool says
     let mut call = ToolExecutionInput::new("c1", "read_log", json!({"from": 1}));
     call.agent = Some(agent.id());

@@ -50,7 +50,7 @@ fn run_code_is_reserved_in_every_mode_globally_and_in_scopes() {
         let registry = registry_in(mode);
         let global = registry.register(tool("run_code")).unwrap_err();
         assert_eq!(global.to_string(), RESERVED, "global, {mode:?}");
-        let scoped = registry.scope().register(tool("run_code")).unwrap_err();
+        let scoped = registry.new_scope().register(tool("run_code")).unwrap_err();
         assert_eq!(scoped.to_string(), RESERVED, "scoped, {mode:?}");
         assert!(registry.known_names(None).is_empty());
     }
@@ -70,7 +70,7 @@ fn duplicate_global_name_is_rejected_with_the_agent_ctx_hint() {
 #[test]
 fn duplicate_name_in_one_scope_is_rejected_with_the_scope_message() {
     let registry = ToolRegistry::new();
-    let agent = registry.scope();
+    let agent = registry.new_scope();
     agent.register(tool("read")).unwrap().keep();
     let error = agent.register(tool("read")).unwrap_err();
     assert_eq!(
@@ -83,7 +83,7 @@ fn duplicate_name_in_one_scope_is_rejected_with_the_scope_message() {
 fn a_scope_may_register_a_name_that_exists_globally() {
     let registry = ToolRegistry::new();
     keep(&registry, tool("read"));
-    assert!(registry.scope().register(tool("read")).is_ok());
+    assert!(registry.new_scope().register(tool("read")).is_ok());
 }
 
 #[test]
@@ -126,7 +126,7 @@ fn register_and_unregister_notify_change_listeners() {
 fn scoped_register_notifies_with_its_scope() {
     let registry = ToolRegistry::new();
     let seen = changes(&registry);
-    let agent = registry.scope();
+    let agent = registry.new_scope();
     agent.register(tool("read")).unwrap().keep();
     assert_eq!(
         *seen.lock().unwrap(),
@@ -186,7 +186,7 @@ fn a_panicking_change_listener_rolls_the_register_back() {
 #[test]
 fn a_panicking_change_listener_rolls_a_scoped_register_back() {
     let registry = ToolRegistry::new();
-    let agent = registry.scope();
+    let agent = registry.new_scope();
     let armed = Arc::new(AtomicBool::new(true));
     let trigger = Arc::clone(&armed);
     registry

@@ -52,13 +52,13 @@ fn restrict_error(scope: &Scope, filter: ToolRestriction) -> String {
 #[test]
 fn a_fresh_scope_sees_the_globals_in_order() {
     let registry = abc();
-    assert_eq!(visible(&registry.scope()), ["a", "b", "c"]);
+    assert_eq!(visible(&registry.new_scope()), ["a", "b", "c"]);
 }
 
 #[test]
 fn ancestor_tools_append_after_the_globals() {
     let registry = abc();
-    let parent = registry.scope();
+    let parent = registry.new_scope();
     keep_in(&parent, tool("d"));
     assert_eq!(visible(&parent.child()), ["a", "b", "c", "d"]);
 }
@@ -66,7 +66,7 @@ fn ancestor_tools_append_after_the_globals() {
 #[test]
 fn an_ancestor_shadow_keeps_the_first_position() {
     let registry = abc();
-    let parent = registry.scope();
+    let parent = registry.new_scope();
     let shadow = tool("b");
     keep_in(&parent, shadow.clone());
     let child = parent.child();
@@ -78,7 +78,7 @@ fn an_ancestor_shadow_keeps_the_first_position() {
 #[test]
 fn the_nearest_ancestor_shadow_wins() {
     let registry = abc();
-    let grandparent = registry.scope();
+    let grandparent = registry.new_scope();
     keep_in(&grandparent, tool("x"));
     keep_in(&grandparent, tool("b"));
     let parent = grandparent.child();
@@ -92,7 +92,7 @@ fn the_nearest_ancestor_shadow_wins() {
 #[test]
 fn an_own_registration_shadows_in_place() {
     let registry = abc();
-    let agent = registry.scope();
+    let agent = registry.new_scope();
     let own = tool("b");
     keep_in(&agent, own.clone());
     assert_eq!(visible(&agent), ["a", "b", "c"]);
@@ -102,7 +102,7 @@ fn an_own_registration_shadows_in_place() {
 #[test]
 fn an_own_registration_of_a_new_name_appends() {
     let registry = abc();
-    let agent = registry.scope();
+    let agent = registry.new_scope();
     keep_in(&agent, tool("own"));
     assert_eq!(visible(&agent), ["a", "b", "c", "own"]);
 }
@@ -110,17 +110,17 @@ fn an_own_registration_of_a_new_name_appends() {
 #[test]
 fn scope_registrations_are_invisible_globally_and_to_siblings() {
     let registry = abc();
-    let agent = registry.scope();
+    let agent = registry.new_scope();
     keep_in(&agent, tool("own"));
     assert_eq!(names(&registry.visible(None)), ["a", "b", "c"]);
     assert!(registry.get("own", None).is_none());
-    assert!(registry.scope().get("own").is_none());
+    assert!(registry.new_scope().get("own").is_none());
 }
 
 #[test]
 fn an_ancestor_restriction_reaches_every_descendant() {
     let registry = abc();
-    let parent = registry.scope();
+    let parent = registry.new_scope();
     parent.restrict(deny(&["a"])).unwrap().keep();
     let child = parent.child();
     let grandchild = child.child();
@@ -132,7 +132,7 @@ fn an_ancestor_restriction_reaches_every_descendant() {
 #[test]
 fn restrictions_intersect_along_the_chain() {
     let registry = abc();
-    let parent = registry.scope();
+    let parent = registry.new_scope();
     parent.restrict(allow(&["a", "b"])).unwrap().keep();
     let child = parent.child();
     child.restrict(deny(&["b"])).unwrap().keep();
@@ -143,7 +143,7 @@ fn restrictions_intersect_along_the_chain() {
 #[test]
 fn a_child_restriction_does_not_reach_its_parent() {
     let registry = abc();
-    let parent = registry.scope();
+    let parent = registry.new_scope();
     parent.child().restrict(deny(&["a"])).unwrap().keep();
     assert_eq!(visible(&parent), ["a", "b", "c"]);
 }
@@ -151,7 +151,7 @@ fn a_child_restriction_does_not_reach_its_parent() {
 #[test]
 fn own_registrations_are_exempt_from_the_scopes_own_restriction() {
     let registry = abc();
-    let agent = registry.scope();
+    let agent = registry.new_scope();
     agent.restrict(deny(&["b"])).unwrap().keep();
     let own = tool("b");
     keep_in(&agent, own.clone());
@@ -163,7 +163,7 @@ fn own_registrations_are_exempt_from_the_scopes_own_restriction() {
 #[test]
 fn own_registrations_are_exempt_from_ancestor_restrictions() {
     let registry = abc();
-    let parent = registry.scope();
+    let parent = registry.new_scope();
     parent.restrict(allow(&["a"])).unwrap().keep();
     let child = parent.child();
     keep_in(&child, tool("c"));
@@ -174,7 +174,7 @@ fn own_registrations_are_exempt_from_ancestor_restrictions() {
 #[test]
 fn known_names_are_the_pre_restriction_universe_plus_own_names() {
     let registry = abc();
-    let parent = registry.scope();
+    let parent = registry.new_scope();
     keep_in(&parent, tool("p"));
     let agent = parent.child();
     agent.restrict(allow(&["b"])).unwrap().keep();
@@ -187,7 +187,7 @@ fn known_names_are_the_pre_restriction_universe_plus_own_names() {
 #[test]
 fn get_agrees_with_visible_in_every_scope() {
     let registry = abc();
-    let root = registry.scope();
+    let root = registry.new_scope();
     keep_in(&root, tool("b"));
     keep_in(&root, tool("r"));
     root.restrict(deny(&["c"])).unwrap().keep();
@@ -220,7 +220,7 @@ fn get_agrees_with_visible_in_every_scope() {
 #[test]
 fn scope_schemas_follow_the_scope_view() {
     let registry = abc();
-    let agent = registry.scope();
+    let agent = registry.new_scope();
     agent.restrict(deny(&["a"])).unwrap().keep();
     keep_in(&agent, tool("own"));
     let schema_names: Vec<String> = agent.schemas().into_iter().map(|s| s.name).collect();
@@ -233,7 +233,7 @@ fn scope_schemas_follow_the_scope_view() {
 fn an_empty_filter_is_rejected() {
     let registry = abc();
     assert_eq!(
-        restrict_error(&registry.scope(), ToolRestriction::default()),
+        restrict_error(&registry.new_scope(), ToolRestriction::default()),
         "tools.restrict({}) is a no-op: pass `allow` and/or `deny` (an empty filter is almost always a materialized-empty-config bug)"
     );
 }
@@ -241,7 +241,7 @@ fn an_empty_filter_is_rejected() {
 #[test]
 fn an_empty_allow_list_hides_every_inherited_tool_but_not_own_ones() {
     let registry = abc();
-    let agent = registry.scope();
+    let agent = registry.new_scope();
     agent.restrict(allow(&[])).unwrap().keep();
     keep_in(&agent, tool("own"));
     assert_eq!(visible(&agent), ["own"]);
@@ -253,7 +253,7 @@ fn an_ancestor_restriction_also_masks_the_ancestors_own_tools_for_descendants() 
     // own tools, and every chain layer's restriction filters inherited entries; only the exact
     // scope's own layer is exempt.
     let registry = abc();
-    let agent = registry.scope();
+    let agent = registry.new_scope();
     agent.restrict(allow(&["a"])).unwrap().keep();
     keep_in(&agent, tool("own"));
     assert_eq!(visible(&agent), ["a", "own"]);
@@ -265,7 +265,7 @@ fn an_ancestor_restriction_also_masks_the_ancestors_own_tools_for_descendants() 
 #[test]
 fn an_empty_deny_list_is_accepted_and_hides_nothing() {
     let registry = abc();
-    let agent = registry.scope();
+    let agent = registry.new_scope();
     agent.restrict(deny(&[])).unwrap().keep();
     assert_eq!(visible(&agent), ["a", "b", "c"]);
 }
@@ -274,7 +274,7 @@ fn an_empty_deny_list_is_accepted_and_hides_nothing() {
 fn restricting_run_code_is_rejected_in_allow_and_in_deny() {
     let registry = abc();
     install_code_mode(&registry);
-    let agent = registry.scope();
+    let agent = registry.new_scope();
     let message = "tools.restrict() cannot name reserved Code Mode presentation transport \"run_code\"; restrict end-capability tools instead";
     assert_eq!(restrict_error(&agent, allow(&["a", "run_code"])), message);
     assert_eq!(restrict_error(&agent, deny(&["run_code"])), message);
@@ -287,7 +287,7 @@ fn an_unknown_name_is_rejected_with_the_sorted_known_list() {
         keep(&registry, tool(name));
     }
     assert_eq!(
-        restrict_error(&registry.scope(), deny(&["x"])),
+        restrict_error(&registry.new_scope(), deny(&["x"])),
         "tools.restrict() names unknown global tool \"x\"; known global tools: Mid, alpha, zeta"
     );
 }
@@ -297,7 +297,7 @@ fn several_unknown_names_use_the_plural_form() {
     let registry = abc();
     assert_eq!(
         restrict_error(
-            &registry.scope(),
+            &registry.new_scope(),
             ToolRestriction {
                 allow: Some(vec!["a".into(), "x".into()]),
                 deny: Some(vec!["y".into()]),
@@ -315,7 +315,7 @@ fn unknown_names_are_listed_allow_first_then_deny_with_repeats() {
         deny: Some(vec!["x".into(), "y".into()]),
     };
     assert_eq!(
-        restrict_error(&registry.scope(), filter),
+        restrict_error(&registry.new_scope(), filter),
         "tools.restrict() names unknown global tools \"y\", \"x\", \"y\"; known global tools: a, b, c"
     );
 }
@@ -324,7 +324,7 @@ fn unknown_names_are_listed_allow_first_then_deny_with_repeats() {
 fn no_known_tools_are_listed_as_none() {
     let registry = ToolRegistry::new();
     assert_eq!(
-        restrict_error(&registry.scope(), allow(&["x"])),
+        restrict_error(&registry.new_scope(), allow(&["x"])),
         "tools.restrict() names unknown global tool \"x\"; known global tools: (none)"
     );
 }
@@ -332,7 +332,7 @@ fn no_known_tools_are_listed_as_none() {
 #[test]
 fn own_layer_names_are_not_restrictable() {
     let registry = abc();
-    let agent = registry.scope();
+    let agent = registry.new_scope();
     keep_in(&agent, tool("own"));
     assert_eq!(
         restrict_error(&agent, deny(&["own"])),
@@ -343,7 +343,7 @@ fn own_layer_names_are_not_restrictable() {
 #[test]
 fn ancestor_registrations_are_restrictable() {
     let registry = abc();
-    let parent = registry.scope();
+    let parent = registry.new_scope();
     keep_in(&parent, tool("p"));
     let child = parent.child();
     child.restrict(deny(&["p"])).unwrap().keep();
@@ -353,7 +353,7 @@ fn ancestor_registrations_are_restrictable() {
 #[test]
 fn a_deny_mask_admits_later_registered_globals() {
     let registry = abc();
-    let agent = registry.scope();
+    let agent = registry.new_scope();
     agent.restrict(deny(&["a"])).unwrap().keep();
     keep(&registry, tool("later"));
     assert_eq!(visible(&agent), ["b", "c", "later"]);
@@ -362,7 +362,7 @@ fn a_deny_mask_admits_later_registered_globals() {
 #[test]
 fn an_allow_mask_excludes_later_registered_globals() {
     let registry = abc();
-    let agent = registry.scope();
+    let agent = registry.new_scope();
     agent.restrict(allow(&["a"])).unwrap().keep();
     keep(&registry, tool("later"));
     assert_eq!(visible(&agent), ["a"]);
@@ -371,7 +371,7 @@ fn an_allow_mask_excludes_later_registered_globals() {
 #[test]
 fn lifting_one_restriction_leaves_the_others() {
     let registry = abc();
-    let agent = registry.scope();
+    let agent = registry.new_scope();
     let no_a = agent.restrict(deny(&["a"])).unwrap();
     agent.restrict(deny(&["b"])).unwrap().keep();
     assert_eq!(visible(&agent), ["c"]);
@@ -382,7 +382,7 @@ fn lifting_one_restriction_leaves_the_others() {
 #[test]
 fn restriction_add_and_lift_notify_once_each_and_dispose_is_idempotent() {
     let registry = abc();
-    let agent = registry.scope();
+    let agent = registry.new_scope();
     let seen = Arc::new(Mutex::new(Vec::new()));
     let sink = Arc::clone(&seen);
     registry
@@ -402,7 +402,7 @@ fn restriction_add_and_lift_notify_once_each_and_dispose_is_idempotent() {
 #[test]
 fn a_panicking_change_listener_rolls_a_restriction_back() {
     let registry = abc();
-    let agent = registry.scope();
+    let agent = registry.new_scope();
     registry.on_change(|_| panic!("listener exploded")).keep();
     let error = agent.restrict(deny(&["a"])).unwrap_err();
     assert_eq!(
@@ -415,7 +415,7 @@ fn a_panicking_change_listener_rolls_a_restriction_back() {
 #[test]
 fn restricting_a_disposed_scope_is_rejected_without_notifying() {
     let registry = abc();
-    let agent = registry.scope();
+    let agent = registry.new_scope();
     agent.dispose();
     let seen = Arc::new(Mutex::new(0));
     let sink = Arc::clone(&seen);
@@ -440,7 +440,7 @@ fn registry_in(mode: PresentationMode) -> ToolRegistry {
 #[test]
 fn a_second_presentation_in_one_scope_conflicts() {
     let registry = ToolRegistry::new();
-    let agent = registry.scope();
+    let agent = registry.new_scope();
     agent.present_as(PresentationMode::Code).unwrap().keep();
     let error = agent.present_as(PresentationMode::Both).unwrap_err();
     assert_eq!(
@@ -454,7 +454,7 @@ fn the_effective_mode_is_the_deployment_default_without_declarations() {
     let registry = registry_in(PresentationMode::Both);
     assert_eq!(registry.effective_mode(None), PresentationMode::Both);
     assert_eq!(
-        registry.effective_mode(Some(registry.scope().child().id())),
+        registry.effective_mode(Some(registry.new_scope().child().id())),
         PresentationMode::Both
     );
 }
@@ -462,7 +462,7 @@ fn the_effective_mode_is_the_deployment_default_without_declarations() {
 #[test]
 fn the_effective_mode_is_the_nearest_declaration_along_the_chain() {
     let registry = ToolRegistry::new();
-    let root = registry.scope();
+    let root = registry.new_scope();
     root.present_as(PresentationMode::Code).unwrap().keep();
     let child = root.child();
     let grandchild = child.child();
@@ -482,7 +482,7 @@ fn the_effective_mode_is_the_nearest_declaration_along_the_chain() {
 #[test]
 fn disposing_a_presentation_restores_the_default_and_notifies() {
     let registry = registry_in(PresentationMode::Both);
-    let agent = registry.scope();
+    let agent = registry.new_scope();
     let seen = Arc::new(Mutex::new(0));
     let sink = Arc::clone(&seen);
     registry
@@ -508,7 +508,7 @@ fn disposing_a_presentation_restores_the_default_and_notifies() {
 #[tokio::test]
 async fn disposing_a_scope_removes_its_tools_restrictions_guards_hooks_and_mode() {
     let registry = abc();
-    let agent = registry.scope();
+    let agent = registry.new_scope();
     let recorder = Recorder::default();
     keep_in(&agent, tool("own"));
     agent.restrict(deny(&["a"])).unwrap().keep();
@@ -536,7 +536,7 @@ async fn disposing_a_scope_removes_its_tools_restrictions_guards_hooks_and_mode(
 #[test]
 fn disposing_a_scope_notifies_its_unregistered_tools_and_its_scope_change() {
     let registry = abc();
-    let agent = registry.scope();
+    let agent = registry.new_scope();
     keep_in(&agent, tool("one"));
     keep_in(&agent, tool("two"));
     agent.restrict(deny(&["a"])).unwrap().keep();
@@ -567,7 +567,7 @@ fn disposing_a_scope_notifies_its_unregistered_tools_and_its_scope_change() {
 #[test]
 fn a_disposed_scope_accepts_no_registrations() {
     let registry = abc();
-    let agent = registry.scope();
+    let agent = registry.new_scope();
     agent.dispose();
     assert_eq!(
         agent.register(tool("x")).unwrap_err(),
@@ -586,7 +586,7 @@ fn a_disposed_scope_accepts_no_registrations() {
 #[tokio::test]
 async fn hooks_and_guards_added_to_a_disposed_scope_are_inert_for_its_children() {
     let registry = abc();
-    let parent = registry.scope();
+    let parent = registry.new_scope();
     let child = parent.child();
     parent.dispose();
     let recorder = Recorder::default();
@@ -607,7 +607,7 @@ async fn hooks_and_guards_added_to_a_disposed_scope_are_inert_for_its_children()
 #[test]
 fn a_child_keeps_its_own_registrations_after_its_parent_is_disposed() {
     let registry = abc();
-    let parent = registry.scope();
+    let parent = registry.new_scope();
     keep_in(&parent, tool("p"));
     parent.restrict(deny(&["a"])).unwrap().keep();
     let child = parent.child();
@@ -619,7 +619,7 @@ fn a_child_keeps_its_own_registrations_after_its_parent_is_disposed() {
 #[test]
 fn disposing_a_scope_registration_after_the_scope_is_a_no_op() {
     let registry = abc();
-    let agent = registry.scope();
+    let agent = registry.new_scope();
     let handle = agent.register(tool("own")).unwrap();
     agent.dispose();
     let seen = Arc::new(Mutex::new(0));
@@ -636,7 +636,7 @@ fn disposing_a_scope_registration_after_the_scope_is_a_no_op() {
 #[tokio::test]
 async fn dropping_the_last_handle_of_a_scope_disposes_it() {
     let registry = abc();
-    let agent = registry.scope();
+    let agent = registry.new_scope();
     let id = agent.id();
     keep_in(&agent, tool("own"));
     agent.restrict(deny(&["a"])).unwrap().keep();
@@ -669,7 +669,7 @@ async fn dropping_the_last_handle_of_a_scope_disposes_it() {
             RegistryChange::ScopeChanged { scope: id },
         ]
     );
-    let mut input = call_as("a", &registry.scope());
+    let mut input = call_as("a", &registry.new_scope());
     input.agent = Some(id);
     assert_eq!(wire(&registry.execute(input).await), text_success("a ran"));
     assert!(
@@ -681,7 +681,7 @@ async fn dropping_the_last_handle_of_a_scope_disposes_it() {
 #[test]
 fn a_kept_scope_outlives_its_handles_until_disposed() {
     let registry = abc();
-    let agent = registry.scope();
+    let agent = registry.new_scope();
     keep_in(&agent, tool("own"));
     let disposer = agent.clone();
     let id = agent.keep();
@@ -696,7 +696,7 @@ fn a_kept_scope_outlives_its_handles_until_disposed() {
 #[test]
 fn a_dropped_parent_handle_leaves_its_children_in_place() {
     let registry = abc();
-    let parent = registry.scope();
+    let parent = registry.new_scope();
     keep_in(&parent, tool("p"));
     let child = parent.child();
     keep_in(&child, tool("mine"));

@@ -353,7 +353,7 @@ async fn an_inner_timeout_bounds_only_what_is_inside_it() {
 async fn the_budget_is_the_one_the_calling_scope_sees() {
     let dropped = Arc::new(AtomicBool::new(false));
     let registry = registry_with(stuck_tool("stuck", Some(1_000), &dropped));
-    let agent = registry.scope();
+    let agent = registry.new_scope();
     agent
         .register(stuck_tool("stuck", Some(50), &dropped))
         .unwrap()
@@ -381,7 +381,7 @@ async fn a_scoped_policy_applies_to_that_scope_only_and_disposes() {
         }))
         .unwrap()
         .keep();
-    let agent = registry.scope();
+    let agent = registry.new_scope();
     let policy = agent.on_execute(timeout_policy());
     let mut scoped = call("c1", "slow");
     scoped.agent = Some(agent.id());

@@ -117,7 +117,7 @@ async fn run(registry: &ToolRegistry, code: &str) -> String {
         RUN_CODE_NAME,
         json!({"code": code, "description": "Test"}),
     );
-    input.agent = Some(registry.scope().id());
+    input.agent = Some(registry.new_scope().id());
     let result = tokio::time::timeout(Duration::from_secs(60), registry.execute(input))
         .await
         .expect("the run ended");

@@ -140,7 +140,7 @@ async fn run(registry: &ToolRegistry, program: &str) -> String {
         "run_code",
         json!({"code": program, "description": "Try the tools"}),
     );
-    input.agent = Some(registry.scope().id());
+    input.agent = Some(registry.new_scope().id());
     let result = registry.execute(input).await;
     result.content()[0].as_text().unwrap().to_owned()
 }

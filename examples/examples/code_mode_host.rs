@@ -69,7 +69,7 @@ async fn main() {
         .install(&registry)
         .expect("Code Mode installs");
 
-    let agent = registry.scope();
+    let agent = registry.new_scope();
     let prompt = registry
         .prompt(Some(agent.id()))
         .expect("a code runtime is mounted");

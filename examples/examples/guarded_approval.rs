@@ -81,7 +81,7 @@ async fn main() {
         .keep();
 
     // Approval routes through the calling agent's scope.
-    let agent = registry.scope();
+    let agent = registry.new_scope();
     for (id, path) in [
         ("c1", "tmp/cache.bin"),
         ("c2", "src/main.rs"),

@@ -227,7 +227,7 @@ async fn client(url: &str) -> Result<(), String> {
     };
     let mut outcome = Ok(());
     if let Some((tool, arguments)) = call {
-        let agent = registry.scope();
+        let agent = registry.new_scope();
         let mut input = ToolExecutionInput::new("c1", format!("mcp__server__{tool}"), arguments);
         input.agent = Some(agent.id());
         let result = registry.execute(input).await;

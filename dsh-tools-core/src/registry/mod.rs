@@ -254,7 +254,7 @@ impl ToolRegistry {
 
     /// Creates a new top-level scope (an agent). Dropping its last handle disposes it, unless it
     /// was [kept](Scope::keep).
-    pub fn scope(&self) -> Scope {
+    pub fn new_scope(&self) -> Scope {
         Scope::create(self, None)
     }
 

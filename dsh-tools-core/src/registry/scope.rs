@@ -35,14 +35,14 @@ use crate::hooks::{
 /// let registry = ToolRegistry::new();
 /// registry.register(tool("read")).unwrap().keep();
 /// registry.register(tool("bash")).unwrap().keep();
-/// let agent = registry.scope();
+/// let agent = registry.new_scope();
 /// agent.restrict(ToolRestriction { deny: Some(vec!["bash".into()]), ..Default::default() }).unwrap().keep();
 /// let names: Vec<String> = agent.visible().iter().map(|d| d.name().to_owned()).collect();
 /// assert_eq!(names, ["read"]);
 /// assert_eq!(registry.visible(None).len(), 2);
 ///
 /// // Dropping the scope disposes it, with its own tools.
-/// let helper = registry.scope();
+/// let helper = registry.new_scope();
 /// helper.register(tool("scratch")).unwrap().keep();
 /// let id = helper.id();
 /// drop(helper);
@@ -135,7 +135,7 @@ impl Scope {
     /// use dsh_tools_runtime::ToolRegistry;
     ///
     /// let registry = ToolRegistry::new();
-    /// let agent = registry.scope();
+    /// let agent = registry.new_scope();
     /// assert_eq!(registry.result_budget(Some(agent.id())), Some(25_000));
     /// let budget = agent.set_max_result_tokens(Some(4_000)).unwrap();
     /// assert_eq!(registry.result_budget(Some(agent.child().id())), Some(4_000));

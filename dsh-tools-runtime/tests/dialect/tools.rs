@@ -216,7 +216,7 @@ fn dialect_names_round_trip() {
 fn the_registry_renders_a_scope_in_a_dialect() {
     let registry = ToolRegistry::new();
     registry.register(definition("count_words")).unwrap().keep();
-    let agent = registry.scope();
+    let agent = registry.new_scope();
     agent.register(definition("agent_only")).unwrap().keep();
     let names = |tools: Vec<Value>| -> Vec<String> {
         tools

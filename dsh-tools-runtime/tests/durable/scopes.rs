@@ -118,7 +118,7 @@ fn asking(
 async fn a_session_approval_covers_read_only_tools_only() {
     let (registry, service, runs) =
         asking(PresentationMode::Native, ApprovalOutcome::AllowedForSession);
-    let agent = registry.scope();
+    let agent = registry.new_scope();
     for round in 0..2 {
         for tool in ["look", "wipe", "edit"] {
             let mut input = ToolExecutionInput::new(format!("{tool}-{round}"), tool, json!({}));
@@ -159,7 +159,7 @@ async fn a_session_approval_covers_read_only_tools_only() {
 #[tokio::test]
 async fn a_run_approval_covers_the_rest_of_the_run_and_not_the_next() {
     let (registry, service, runs) = asking(PresentationMode::Code, ApprovalOutcome::AllowedForRun);
-    let agent = registry.scope();
+    let agent = registry.new_scope();
     let program = "for (let i = 0; i < 3; i++) { await tools.edit({}); await tools.wipe({}); }";
     for run in 0..2 {
         let mut input = ToolExecutionInput::new(

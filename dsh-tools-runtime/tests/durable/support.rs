@@ -140,7 +140,7 @@ impl Host {
                 }
             }))
             .keep();
-        let agent = registry.scope();
+        let agent = registry.new_scope();
         Self {
             registry,
             agent,

@@ -139,7 +139,7 @@ impl McpServer {
     fn handler(&self) -> RegistryHandler {
         let (view, agent) = match &self.scope {
             Some(scope) => (Some(scope.id()), scope.id()),
-            None => (None, self.registry.scope().id()),
+            None => (None, self.registry.new_scope().id()),
         };
         RegistryHandler {
             registry: self.registry.clone(),
