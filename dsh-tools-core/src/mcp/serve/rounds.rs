@@ -43,6 +43,9 @@ pub(crate) enum StateError {
     /// The state was answered before.
     #[error("requestState was already used: ask again by calling without it")]
     Spent,
+    /// An answer is not a result object.
+    #[error("inputResponses.{0} is not an object (the result of the method asked)")]
+    Answer(String),
 }
 
 /// The sealing of the states of one served view.
@@ -81,6 +84,9 @@ impl Rounds {
         context: &RequestContext<RoleServer>,
     ) -> Result<Arc<CallRound>, StateError> {
         let responses = request.input_responses.clone().unwrap_or_default();
+        if let Some((key, _)) = responses.iter().find(|(_, answer)| !answer.is_object()) {
+            return Err(StateError::Answer(key.clone()));
+        }
         let (verified, asked, offered) = match &request.request_state {
             Some(state) => {
                 let sealed = self.open(state, request)?;
