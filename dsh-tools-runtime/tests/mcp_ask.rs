@@ -4,8 +4,10 @@
 //! state that is altered or replayed is refused before anything runs; a direct call asks the
 //! host's input service.
 #![cfg(feature = "mcp")]
-// Sampling and roots: deprecated by SEP-2577 in later revisions, served for older sessions.
-#![allow(deprecated)]
+#![allow(
+    deprecated,
+    reason = "sampling and roots: deprecated by SEP-2577 in later revisions, served to older sessions"
+)]
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

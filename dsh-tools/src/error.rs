@@ -289,10 +289,3 @@ macro_rules! harness_into_tool_error {
     )*};
 }
 harness_into_tool_error!(JsonSchemaError, ToolArgsError, ToolOutputError);
-
-impl From<crate::exec::AskError> for ToolError {
-    /// A question that got no answer, as the tool's error (its message; `?` in a tool body).
-    fn from(error: crate::exec::AskError) -> Self {
-        Self::msg(error.to_string())
-    }
-}

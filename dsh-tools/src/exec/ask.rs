@@ -11,11 +11,16 @@
 //! answers and the tool runs again **from the start**, its earlier answers recorded: a tool that
 //! asks must be safe to re-enter up to the point where it asks (no side effect before it).
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
-use crate::definition::BoxFuture;
+use crate::error::ToolError;
+
+/// The answer a [`CallerInput`] gives, boxed.
+pub type AskFuture = Pin<Box<dyn Future<Output = Result<Value, AskError>> + Send + 'static>>;
 
 /// What a tool can ask its caller for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -206,6 +211,13 @@ impl AskError {
     }
 }
 
+impl From<AskError> for ToolError {
+    /// A question that got no answer, as the tool's error (its message; `?` in a tool body).
+    fn from(error: AskError) -> Self {
+        Self::msg(error.to_string())
+    }
+}
+
 /// Who answers a call's questions. `key` names the question within the call (MCP's
 /// `inputRequests` key): a caller that answers by re-running the call finds earlier answers by
 /// it. The answer is the method's result as MCP writes it (an elicitation result, a
@@ -216,7 +228,7 @@ pub trait CallerInput: Send + Sync {
 
     /// Asks `request` under `key`; a question this caller cannot answer is
     /// [`AskError::NotDeclared`].
-    fn ask(&self, key: &str, request: InputRequest) -> BoxFuture<'static, Result<Value, AskError>>;
+    fn ask(&self, key: &str, request: InputRequest) -> AskFuture;
 }
 
 /// A call's [`CallerInput`], as a call input carries it.

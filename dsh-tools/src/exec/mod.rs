@@ -19,7 +19,8 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 pub use ask::{
-    AskError, CallerInput, Elicited, HostInput, InputChannel, InputKind, InputRequest, Root,
+    AskError, AskFuture, CallerInput, Elicited, HostInput, InputChannel, InputKind, InputRequest,
+    Root,
 };
 pub use context::{RunContextHandle, ToolRunContext};
 pub use decision::{PostToolDecision, PreToolDecision, ToolExecutionMode};

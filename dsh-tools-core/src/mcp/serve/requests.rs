@@ -22,13 +22,18 @@ pub(crate) async fn send(peer: Peer<RoleServer>, request: InputRequest) -> Resul
         }
         InputKind::Sampling => {
             let params = parse(kind, request.params)?;
-            // Deprecated by SEP-2577 for later revisions; the sessions that reach here have it.
-            #[allow(deprecated)]
+            #[allow(
+                deprecated,
+                reason = "deprecated by SEP-2577 for later revisions; the sessions here have it"
+            )]
             let result = peer.create_message(params).await;
             answer(result.map_err(|e| failed(e.to_string()))?)
         }
         InputKind::Roots => {
-            #[allow(deprecated)]
+            #[allow(
+                deprecated,
+                reason = "deprecated by SEP-2577 for later revisions; the sessions here have it"
+            )]
             let result = peer.list_roots().await;
             answer(result.map_err(|e| failed(e.to_string()))?)
         }
