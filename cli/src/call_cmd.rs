@@ -22,6 +22,7 @@ use dsh_tools_runtime::{PresentationMode, RegistryConfig, ToolRegistry};
 use tokio_util::sync::CancellationToken;
 
 use crate::approval::TerminalApproval;
+use crate::ask::TerminalInput;
 use crate::cards::{self, Palette};
 use crate::interrupt;
 use crate::mcp_flag::McpFlags;
@@ -91,6 +92,8 @@ pub(crate) fn host_registry_with(
         }))
         .keep();
     registry.set_approval(Arc::new(approval));
+    // A tool's questions are answered on the terminal.
+    registry.set_input_service(Arc::new(TerminalInput));
     Ok(registry)
 }
 

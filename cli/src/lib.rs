@@ -47,6 +47,7 @@
 extern crate dsh_tools_examples as _;
 
 mod approval;
+mod ask;
 mod call_cmd;
 mod cards;
 mod catalog_cmd;

@@ -40,15 +40,10 @@ use Expect::{NotApplicable, NotYet, Partly, Pass};
 
 const NO_RESOURCES: Expect = NotApplicable("resources: the server serves tools only");
 const NO_PROMPTS: Expect = NotApplicable("prompts: the server serves tools only");
-const NO_SAMPLING: Expect = NotApplicable("sampling: tools do not ask the client's model");
-const NO_ELICITATION: Expect =
-    NotApplicable("elicitation: approval is the host's, tools do not ask the user");
 const NO_COMPLETION: Expect =
     NotApplicable("completion: there are no prompts or resource templates to complete");
 const NO_LOGGING: Expect = NotApplicable("logging: tools report through results and progress");
 const NO_OAUTH: Expect = NotYet("authorization: the client has no OAuth flow");
-const NO_INPUT_REQUIRED: Expect =
-    NotYet("input-required results: the server does not ask the client for input (MRTR)");
 const NO_TASKS: Expect = NotYet("tasks: the server does not serve the tasks extension");
 
 /// The server scenarios every revision has.
@@ -98,10 +93,10 @@ const SERVER_2025_11_25: &[(&str, Expect)] = &[
     ),
     ("logging-set-level", NO_LOGGING),
     ("tools-call-with-logging", NO_LOGGING),
-    ("tools-call-sampling", NO_SAMPLING),
-    ("tools-call-elicitation", NO_ELICITATION),
-    ("elicitation-sep1034-defaults", NO_ELICITATION),
-    ("elicitation-sep1330-enums", NO_ELICITATION),
+    ("tools-call-sampling", Pass),
+    ("tools-call-elicitation", Pass),
+    ("elicitation-sep1034-defaults", Pass),
+    ("elicitation-sep1330-enums", Pass),
     ("resources-subscribe", NO_RESOURCES),
     ("resources-unsubscribe", NO_RESOURCES),
 ];
@@ -109,20 +104,7 @@ const SERVER_2025_11_25: &[(&str, Expect)] = &[
 /// The server scenarios 2026-07-28 requires beyond [`SERVER_COMMON`], and those the suite
 /// runs with them without scoring them (extensions, pending).
 const SERVER_2026_07_28: &[(&str, Expect)] = &[
-    (
-        "server-stateless",
-        Partly(
-            &[
-                "sep-2575-server-rejects-undeclared-capability",
-                "sep-2575-missing-capability-http-400",
-                "sep-2575-http-server-no-independent-requests-on-stream",
-                "sep-2575-server-no-log-without-loglevel",
-            ],
-            "they need the suite's diagnostic tools (test_missing_capability, \
-             test_streaming_elicitation, test_logging_tool): the server asks no client \
-             capability, sends no requests and no log messages",
-        ),
-    ),
+    ("server-stateless", Pass),
     (
         "caching",
         Partly(
@@ -141,31 +123,19 @@ const SERVER_2026_07_28: &[(&str, Expect)] = &[
             "resources: the server serves tools only",
         ),
     ),
-    ("input-required-result-basic-elicitation", NO_INPUT_REQUIRED),
-    ("input-required-result-basic-sampling", NO_SAMPLING),
-    (
-        "input-required-result-basic-list-roots",
-        NotApplicable("roots: tools do not read the client's roots"),
-    ),
-    ("input-required-result-request-state", NO_INPUT_REQUIRED),
-    (
-        "input-required-result-multiple-input-requests",
-        NO_INPUT_REQUIRED,
-    ),
-    ("input-required-result-multi-round", NO_INPUT_REQUIRED),
-    (
-        "input-required-result-missing-input-response",
-        NO_INPUT_REQUIRED,
-    ),
+    ("input-required-result-basic-elicitation", Pass),
+    ("input-required-result-basic-sampling", Pass),
+    ("input-required-result-basic-list-roots", Pass),
+    ("input-required-result-request-state", Pass),
+    ("input-required-result-multiple-input-requests", Pass),
+    ("input-required-result-multi-round", Pass),
+    ("input-required-result-missing-input-response", Pass),
     ("input-required-result-non-tool-request", NO_PROMPTS),
-    ("input-required-result-result-type", NO_INPUT_REQUIRED),
+    ("input-required-result-result-type", Pass),
     ("input-required-result-unsupported-methods", Pass),
-    ("input-required-result-tampered-state", NO_INPUT_REQUIRED),
-    ("input-required-result-capability-check", NO_INPUT_REQUIRED),
-    (
-        "input-required-result-ignore-extra-params",
-        NO_INPUT_REQUIRED,
-    ),
+    ("input-required-result-tampered-state", Pass),
+    ("input-required-result-capability-check", Pass),
+    ("input-required-result-ignore-extra-params", Pass),
     ("input-required-result-validate-input", Pass),
     // Not scored for 2026-07-28.
     ("http-header-validation", Pass),
@@ -232,7 +202,10 @@ const CLIENT_2025_11_25: &[(&str, Expect)] = &[
     ("initialize", Pass),
     ("tools_call", Pass),
     ("sse-retry", Pass),
-    ("elicitation-sep1034-client-defaults", NO_ELICITATION),
+    (
+        "elicitation-sep1034-client-defaults",
+        NotApplicable("elicitation: the example client answers no questions of the server"),
+    ),
 ];
 
 /// The client scenarios of 2026-07-28, beyond [`CLIENT_AUTH`].

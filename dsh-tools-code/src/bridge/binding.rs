@@ -140,6 +140,8 @@ fn binding(
                                 agent,
                                 parent: Some(parent),
                                 progress: progress.clone(),
+                                // A program's sub-calls ask the host, not the MCP client.
+                                caller: None,
                             };
                             let submitted = lane.submit(input);
                             intake.lane_index += 1;

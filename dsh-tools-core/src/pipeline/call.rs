@@ -55,6 +55,7 @@ impl Call {
             agent,
             parent,
             progress,
+            caller,
         } = input;
         let lossless = checked || is_lossless(&arguments);
         let generation = host.generation();
@@ -91,6 +92,7 @@ impl Call {
             agent,
             parent,
             progress,
+            caller,
         });
         let resolved = def
             .filter(|_| hidden.is_none())

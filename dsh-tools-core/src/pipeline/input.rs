@@ -6,7 +6,9 @@
 
 use std::sync::Arc;
 
-use dsh_tools::exec::{ExecutionToken, ProgressObserver, ScopeId, ToolExecutionInput};
+use dsh_tools::exec::{
+    ExecutionToken, InputChannel, ProgressObserver, ScopeId, ToolExecutionInput,
+};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
@@ -87,6 +89,8 @@ pub struct CallInput {
     pub parent: Option<ExecutionToken>,
     /// Where the call's progress goes.
     pub progress: Option<ProgressObserver>,
+    /// Who answers the call's questions.
+    pub caller: Option<InputChannel>,
 }
 
 impl From<ToolExecutionInput> for CallInput {
@@ -100,6 +104,7 @@ impl From<ToolExecutionInput> for CallInput {
             agent,
             parent,
             progress,
+            caller,
         } = input;
         Self {
             call_id: SharedStr::Owned(call_id),
@@ -110,6 +115,7 @@ impl From<ToolExecutionInput> for CallInput {
             agent,
             parent,
             progress,
+            caller,
         }
     }
 }

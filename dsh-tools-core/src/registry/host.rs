@@ -183,6 +183,15 @@ impl ToolRegistry {
         self.inner.pipeline.clear_session_approvals();
     }
 
+    /// Mounts the host's input service, registry-wide: it answers the questions of tool bodies
+    /// ([`ToolRunContext::ask`](dsh_tools::exec::ToolRunContext::ask)) on calls whose caller
+    /// brought no [`InputChannel`](dsh_tools::exec::InputChannel) of its own (a direct
+    /// `execute`; an MCP client answers its own calls' questions). `docs/CONTRACTS.md`, "Tools
+    /// that ask their caller".
+    pub fn set_input_service(&self, service: Arc<dyn dsh_tools::exec::CallerInput>) {
+        self.provide_state(Arc::new(dsh_tools::exec::HostInput(service)));
+    }
+
     /// Makes host state available to `State<T>` tool parameters.
     pub fn provide_state<T: Send + Sync + 'static>(&self, value: Arc<T>) {
         self.inner

@@ -4,6 +4,7 @@
 //! libraries (which depend on this crate alone) can name them in presenters, finalisers and
 //! tool bodies, and unit-test their tools without a runtime.
 
+mod ask;
 mod context;
 mod decision;
 mod progress;
@@ -17,6 +18,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+pub use ask::{
+    AskError, AskFuture, CallerInput, Elicited, HostInput, InputChannel, InputKind, InputRequest,
+    Root,
+};
 pub use context::{RunContextHandle, ToolRunContext};
 pub use decision::{PostToolDecision, PreToolDecision, ToolExecutionMode};
 pub use progress::{Progress, ProgressObserver};
@@ -76,6 +81,8 @@ pub struct ToolExecutionInput {
     pub parent: Option<ExecutionToken>,
     /// Where the tool body's progress reports go (`None`: nowhere).
     pub progress: Option<ProgressObserver>,
+    /// Who answers the tool body's questions (`None`: the host's [`HostInput`], if any).
+    pub caller: Option<InputChannel>,
 }
 
 impl ToolExecutionInput {
@@ -97,6 +104,7 @@ impl ToolExecutionInput {
             agent: None,
             parent: None,
             progress: None,
+            caller: None,
         }
     }
 
@@ -129,6 +137,8 @@ pub struct ToolExecution {
     pub parent: Option<ExecutionToken>,
     /// Where the body's progress reports go (the caller's observer).
     pub progress: Option<ProgressObserver>,
+    /// Who answers the body's questions (the caller's channel).
+    pub caller: Option<InputChannel>,
 }
 
 impl ToolExecution {
@@ -144,6 +154,7 @@ impl ToolExecution {
             agent: None,
             parent: None,
             progress: None,
+            caller: None,
         }
     }
 }

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use dsh_tools::exec::{ScopeId, ToolExecutionInput};
+use dsh_tools::exec::{InputChannel, ScopeId, ToolExecutionInput};
 use rmcp::ServerHandler;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
@@ -15,6 +15,7 @@ use serde_json::Value;
 use crate::mcp::progress::ClientProgress;
 
 use super::approval::ClientApprovals;
+use super::rounds::{Rounds, required};
 use super::wire::{declares_object_output, mcp_result, mcp_tool};
 use crate::registry::ToolRegistry;
 
@@ -31,6 +32,8 @@ pub(crate) struct RegistryHandler {
     /// Approval asked of the client's user, for the calls whose client can elicit (`None`:
     /// the registry's approval service answers every call).
     pub(crate) approvals: Option<Arc<ClientApprovals>>,
+    /// The rounds of the calls that ask the client (the approval among them).
+    pub(crate) rounds: Arc<Rounds>,
 }
 
 impl RegistryHandler {
@@ -80,14 +83,20 @@ impl ServerHandler for RegistryHandler {
         }
         let n = self.calls.fetch_add(1, Ordering::Relaxed) + 1;
         let call_id = format!("mcp-{n}");
-        // An `ask` of this call goes to the client's user when it can elicit; a retry carries
-        // the answer, verified before anything runs.
-        let pending = self
+        // The call's round: a retry's state is verified before anything runs. An `ask` of
+        // this call goes to the client's user when it can elicit.
+        let invalid =
+            |e: &dyn std::fmt::Display| rmcp::ErrorData::invalid_params(e.to_string(), None);
+        let round = self
+            .rounds
+            .begin(&request, &context)
+            .map_err(|e| invalid(&e))?;
+        let _pending = self
             .approvals
             .as_ref()
-            .map(|approvals| approvals.prepare(&call_id, &request, &context))
+            .map(|approvals| approvals.prepare(&call_id, &round, &context))
             .transpose()
-            .map_err(|e| rmcp::ErrorData::invalid_params(e.to_string(), None))?;
+            .map_err(|e| invalid(&e))?;
         let arguments = request
             .arguments
             .clone()
@@ -97,6 +106,8 @@ impl ServerHandler for RegistryHandler {
         input.agent = Some(self.agent);
         // `notifications/cancelled` for this request cancels `context.ct`.
         input.cancel = context.ct.child_token();
+        // The tool's questions go to this client.
+        input.caller = Some(InputChannel(Arc::clone(&round) as _));
         // A client that sent a `progressToken` gets the call's progress.
         // (rmcp moves the request's `_meta` to the context.)
         let token = crate::mcp::progress::token_of(&context.meta).or_else(|| {
@@ -115,7 +126,16 @@ impl ServerHandler for RegistryHandler {
         if let Some(progress) = progress {
             progress.flush().await;
         }
-        if let Some(input_required) = pending.and_then(|pending| pending.finish(&request)) {
+        // A question the client cannot be asked is its missing capability (-32021).
+        if let Some(kind) = round
+            .missing()
+            .filter(|_| result.is_error() && round.in_rounds())
+        {
+            return Err(rmcp::ErrorData::missing_required_client_capability(
+                required(kind),
+            ));
+        }
+        if let Some(input_required) = self.rounds.finish(&round, &request) {
             return Ok(CallToolResponse::InputRequired(input_required));
         }
         Ok(CallToolResponse::Complete(mcp_result(&result, structured)))

@@ -7,6 +7,8 @@ mod gate;
 mod handler;
 mod http;
 mod limits;
+mod requests;
+mod rounds;
 mod sessions;
 mod stdio;
 mod wire;
@@ -23,6 +25,7 @@ pub use self::auth::{McpAuth, ScopeMap};
 use self::handler::RegistryHandler;
 pub use self::http::McpHttpServer;
 pub use self::limits::HttpLimits;
+use self::rounds::Rounds;
 pub use self::wire::mcp_input_schema;
 use crate::mcp::McpError;
 use crate::registry::{Scope, ToolRegistry};
@@ -150,6 +153,7 @@ impl McpServer {
             approvals: self
                 .client_approval
                 .then(|| ClientApprovals::install(&self.registry, agent)),
+            rounds: Rounds::new(agent),
         }
     }
 

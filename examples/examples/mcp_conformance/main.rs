@@ -1,6 +1,7 @@
 //! Both ends of MCP as the official conformance suite (`@modelcontextprotocol/conformance`)
 //! drives them: `serve` is our streamable-HTTP server with the example coding tools plus the
-//! tools the suite's server scenarios call; `client URL` is our MCP client (`McpImport`) doing
+//! tools the suite's server scenarios call (those that ask the client are in `asks.rs`);
+//! `client URL` is our MCP client (`McpImport`) doing
 //! what the suite's client scenarios ask.
 //!
 //! ```sh
@@ -15,6 +16,8 @@
 //! The suite's tools are ordinary `#[tool]` functions: content the harness has no core block
 //! for (MCP image data, audio, embedded resources) is returned as blocks that already have
 //! MCP's shape, which the server passes through as they are.
+
+mod asks;
 
 use std::time::Duration;
 
@@ -179,6 +182,7 @@ fn registry() -> ToolRegistry {
         test_error_handling::definition(),
         test_tool_with_progress::definition(),
     ]);
+    tools.extend(asks::asking_tools());
     for tool in tools {
         registry
             .register(tool.expect("a valid tool"))
