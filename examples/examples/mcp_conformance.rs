@@ -251,13 +251,21 @@ impl AuthorizationAgent for Headless {
     }
 }
 
-/// OAuth as the scenario's context (`MCP_CONFORMANCE_CONTEXT`) configures it: a pre-registered
-/// client when it names one, else a Client ID Metadata Document or dynamic registration.
-fn oauth() -> McpOAuth {
+/// OAuth as the scenario's context (`MCP_CONFORMANCE_CONTEXT`) configures it: the
+/// client-credentials grant in the client-credentials scenarios, a pre-registered client when
+/// it names one, else a Client ID Metadata Document or dynamic registration.
+fn oauth(scenario: &str) -> McpOAuth {
     let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
         .ok()
         .and_then(|text| serde_json::from_str(&text).ok())
         .unwrap_or_default();
+    if let (true, Some(id), Some(secret)) = (
+        scenario.starts_with("auth/client-credentials"),
+        context["client_id"].as_str(),
+        context["client_secret"].as_str(),
+    ) {
+        return McpOAuth::client_credentials(id, secret.to_owned());
+    }
     let oauth = McpOAuth::new(Headless)
         .client_name("dsh-tools-conformance")
         .client_metadata_url(CLIENT_METADATA_URL);
@@ -275,7 +283,7 @@ fn oauth() -> McpOAuth {
 async fn client(url: &str) -> Result<(), String> {
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
     let registry = ToolRegistry::new();
-    let options = McpHttpOptions::new().oauth(oauth());
+    let options = McpHttpOptions::new().oauth(oauth(&scenario));
     let connection = McpImport::new(&registry)
         .connect_http_with("server", url, &options)
         .await

@@ -46,8 +46,8 @@ const NO_ELICITATION: Expect =
 const NO_COMPLETION: Expect =
     NotApplicable("completion: there are no prompts or resource templates to complete");
 const NO_LOGGING: Expect = NotApplicable("logging: tools report through results and progress");
-const NO_CLIENT_CREDENTIALS: Expect =
-    NotYet("client credentials grant: the client authorizes with the authorization-code flow");
+const NO_PRIVATE_KEY_JWT: Expect =
+    NotYet("private_key_jwt: the client-credentials grant authenticates with a client secret");
 const NO_DPOP: Expect = NotYet("DPoP: the client sends bearer tokens");
 const NO_TOKEN_EXCHANGE: Expect =
     NotYet("enterprise and workload identity grants: the client has no assertion to exchange");
@@ -205,8 +205,8 @@ const CLIENT_UNSCORED: &[(&str, Expect)] = &[
             "the example client does not call the scenario's echo tool",
         ),
     ),
-    ("auth/client-credentials-jwt", NO_CLIENT_CREDENTIALS),
-    ("auth/client-credentials-basic", NO_CLIENT_CREDENTIALS),
+    ("auth/client-credentials-jwt", NO_PRIVATE_KEY_JWT),
+    ("auth/client-credentials-basic", Pass),
     ("auth/enterprise-managed-authorization", NO_TOKEN_EXCHANGE),
     ("auth/dpop", NO_DPOP),
     ("auth/dpop-nonce", NO_DPOP),

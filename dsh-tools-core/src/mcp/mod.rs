@@ -19,7 +19,7 @@ mod serve;
 pub use error::McpError;
 pub use import::{
     AgentFuture, AuthorizationAgent, ImportedTool, McpConnection, McpHttpOptions, McpImport,
-    McpOAuth,
+    McpOAuth, TokenFile,
 };
 pub use name::{is_valid_server_name, public_tool_name};
 pub use render::{

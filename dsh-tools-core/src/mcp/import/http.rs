@@ -16,7 +16,7 @@ use rmcp::transport::streamable_http_client::{
 };
 
 use super::client::{self, ImportClient};
-use super::oauth::{McpOAuth, OAuthHttp};
+use super::oauth::{self, McpOAuth, OAuthHttp};
 use crate::mcp::McpError;
 
 /// How an HTTP import reaches its server: headers sent with every request (e.g. an API key)
@@ -100,13 +100,13 @@ impl Reauthorize {
         let params = Url::parse(&self.url)
             .map(|base| WWWAuthenticateParams::parse(challenge, &base))
             .unwrap_or_default();
-        if let Some(scope) = params
+        let step_up = params
             .scope
             .as_deref()
-            .filter(|_| params.is_insufficient_scope())
-        {
+            .filter(|_| params.is_insufficient_scope());
+        if let (Some(scope), Some(agent)) = (step_up, self.oauth.agent()) {
             let authorization_url = manager.request_scope_upgrade(scope).await?;
-            let redirect = self.oauth.visit(&authorization_url).await?;
+            let redirect = oauth::visit(agent, &authorization_url).await?;
             let callback = AuthorizationCallback::from_redirect_url(&redirect)?;
             manager
                 .exchange_code_for_token_with_issuer(

@@ -8,6 +8,7 @@ mod names;
 mod oauth;
 mod sync;
 mod tap;
+mod token_file;
 mod tool;
 
 use std::sync::{Arc, Weak};
@@ -27,6 +28,7 @@ use self::names::NameClaim;
 pub use self::oauth::{AgentFuture, AuthorizationAgent, McpOAuth};
 use self::sync::Syncer;
 use self::tap::{TapReader, TaskSupport};
+pub use self::token_file::TokenFile;
 use crate::mcp::{McpError, is_valid_server_name};
 use crate::registry::{Scope, ToolRegistry};
 

@@ -9,8 +9,8 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use rmcp::transport::auth::{
-    AuthClient, AuthError, AuthorizationManager, AuthorizationRequest, CredentialStore,
-    InMemoryCredentialStore, OAuthState, StoredCredentials,
+    AuthClient, AuthError, AuthorizationManager, AuthorizationRequest, ClientCredentialsConfig,
+    CredentialStore, InMemoryCredentialStore, OAuthState, StoredCredentials,
 };
 
 /// The future an [`AuthorizationAgent`] returns: the redirect URL, or why there is none.
@@ -56,7 +56,7 @@ pub trait AuthorizationAgent: Send + Sync {
 /// ```
 #[derive(Clone)]
 pub struct McpOAuth {
-    agent: Arc<dyn AuthorizationAgent>,
+    grant: Grant,
     store: Arc<dyn CredentialStore>,
     client_name: String,
     client_metadata_url: Option<String>,
@@ -66,9 +66,23 @@ pub struct McpOAuth {
     max_authorizations: u32,
 }
 
+/// How tokens are obtained.
+#[derive(Clone)]
+enum Grant {
+    /// The authorization-code flow, the user taken through it by the agent.
+    Code(Arc<dyn AuthorizationAgent>),
+    /// The client-credentials grant of a confidential client (no user).
+    ClientCredentials,
+}
+
 impl std::fmt::Debug for McpOAuth {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let grant = match self.grant {
+            Grant::Code(_) => "authorization_code",
+            Grant::ClientCredentials => "client_credentials",
+        };
         f.debug_struct("McpOAuth")
+            .field("grant", &grant)
             .field("client_name", &self.client_name)
             .field("client_metadata_url", &self.client_metadata_url)
             .field("client_id", &self.client_id)
@@ -90,8 +104,20 @@ impl McpOAuth {
     /// OAuth through `agent`, with tokens in memory, client name `dsh-tools`, dynamic
     /// registration and the scopes rmcp selects (the challenge's, else the resource's).
     pub fn new(agent: impl AuthorizationAgent + 'static) -> Self {
+        Self::with_grant(Grant::Code(Arc::new(agent)))
+    }
+
+    /// OAuth by the client-credentials grant, for hosts with no user at hand: `client_id` and
+    /// `client_secret` are a confidential client's, registered with the authorization server
+    /// beforehand; the token is asked for the server's URL as the RFC 8707 `resource`.
+    pub fn client_credentials(client_id: impl Into<String>, client_secret: String) -> Self {
+        Self::with_grant(Grant::ClientCredentials)
+            .preregistered_client(client_id, Some(client_secret))
+    }
+
+    fn with_grant(grant: Grant) -> Self {
         Self {
-            agent: Arc::new(agent),
+            grant,
             store: Arc::new(InMemoryCredentialStore::new()),
             client_name: "dsh-tools".to_owned(),
             client_metadata_url: None,
@@ -165,12 +191,12 @@ impl McpOAuth {
         Ok(manager)
     }
 
-    /// Has the agent take the user through `authorization_url`; the redirect URL.
-    pub(super) async fn visit(&self, authorization_url: &str) -> Result<String, AuthError> {
-        self.agent
-            .authorize(authorization_url)
-            .await
-            .map_err(AuthError::InternalError)
+    /// The agent of the authorization-code flow (none for client credentials).
+    pub(super) fn agent(&self) -> Option<&dyn AuthorizationAgent> {
+        match &self.grant {
+            Grant::Code(agent) => Some(agent.as_ref()),
+            Grant::ClientCredentials => None,
+        }
     }
 
     /// Runs one authorization for `url`, seeded by the server's `WWW-Authenticate` challenge.
@@ -182,7 +208,19 @@ impl McpOAuth {
         let mut manager = AuthorizationManager::new(url).await?;
         manager.set_credential_store(SharedStore(Arc::clone(&self.store)));
         let mut state = OAuthState::Unauthorized(manager);
-        let mut request = AuthorizationRequest::new(self.agent.redirect_uri())
+        let Some(agent) = self.agent() else {
+            let config = ClientCredentialsConfig::ClientSecret {
+                client_id: self.client_id.clone().unwrap_or_default(),
+                client_secret: self.client_secret.clone().unwrap_or_default(),
+                scopes: self.scopes.clone(),
+                resource: Some(url.to_owned()),
+            };
+            state.authenticate_client_credentials(config).await?;
+            return state.into_authorization_manager().ok_or_else(|| {
+                AuthError::InternalError("no authorization after the grant".into())
+            });
+        };
+        let mut request = AuthorizationRequest::new(agent.redirect_uri())
             .with_client_name(self.client_name.clone())
             .with_scopes(self.scopes.clone());
         if let Some(challenge) = challenge {
@@ -199,12 +237,23 @@ impl McpOAuth {
         }
         state.start_authorization(request).await?;
         let authorization_url = state.get_authorization_url().await?;
-        let redirect = self.visit(&authorization_url).await?;
+        let redirect = visit(agent, &authorization_url).await?;
         state.handle_callback_url(&redirect).await?;
         state
             .into_authorization_manager()
             .ok_or_else(|| AuthError::InternalError("no authorization after the callback".into()))
     }
+}
+
+/// Has `agent` take the user through `authorization_url`; the redirect URL.
+pub(super) async fn visit(
+    agent: &dyn AuthorizationAgent,
+    authorization_url: &str,
+) -> Result<String, AuthError> {
+    agent
+        .authorize(authorization_url)
+        .await
+        .map_err(AuthError::InternalError)
 }
 
 /// A shared store handed to each manager (rmcp takes stores by value).
