@@ -117,7 +117,11 @@ impl Reauthorize {
                 .await?;
             return Ok(());
         }
-        *manager = self.oauth.authorize(&self.url, Some(challenge)).await?;
+        let held = manager.get_current_scopes().await;
+        *manager = self
+            .oauth
+            .authorize(&self.url, Some(challenge), &held)
+            .await?;
         Ok(())
     }
 }
@@ -174,7 +178,7 @@ pub(super) async fn start(
         }
         authorizations += 1;
         manager = oauth
-            .authorize(url, Some(challenge))
+            .authorize(url, Some(challenge), &[])
             .await
             .map_err(auth_error)?;
     }

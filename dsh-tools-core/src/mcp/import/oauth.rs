@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use rmcp::transport::auth::{
     AuthClient, AuthError, AuthorizationManager, AuthorizationRequest, ClientCredentialsConfig,
-    CredentialStore, InMemoryCredentialStore, OAuthState, StoredCredentials,
+    CredentialStore, InMemoryCredentialStore, OAuthState, StoredCredentials, WWWAuthenticateParams,
 };
 
 /// The future an [`AuthorizationAgent`] returns: the redirect URL, or why there is none.
@@ -200,19 +200,35 @@ impl McpOAuth {
     }
 
     /// Runs one authorization for `url`, seeded by the server's `WWW-Authenticate` challenge.
+    /// The client-credentials grant asks for the configured scopes, else for those `held`
+    /// (by the token being replaced) and those the challenge names.
     pub(super) async fn authorize(
         &self,
         url: &str,
         challenge: Option<&str>,
+        held: &[String],
     ) -> Result<AuthorizationManager, AuthError> {
         let mut manager = AuthorizationManager::new(url).await?;
         manager.set_credential_store(SharedStore(Arc::clone(&self.store)));
         let mut state = OAuthState::Unauthorized(manager);
         let Some(agent) = self.agent() else {
+            let mut scopes = self.scopes.clone();
+            if scopes.is_empty() {
+                let challenged = challenge.and_then(|c| {
+                    let base = reqwest::Url::parse(url).ok()?;
+                    WWWAuthenticateParams::parse(c, &base).scope
+                });
+                scopes.extend(held.iter().cloned());
+                for scope in challenged.iter().flat_map(|s| s.split_whitespace()) {
+                    if !scopes.iter().any(|held| held == scope) {
+                        scopes.push(scope.to_owned());
+                    }
+                }
+            }
             let config = ClientCredentialsConfig::ClientSecret {
                 client_id: self.client_id.clone().unwrap_or_default(),
                 client_secret: self.client_secret.clone().unwrap_or_default(),
-                scopes: self.scopes.clone(),
+                scopes,
                 resource: Some(url.to_owned()),
             };
             state.authenticate_client_credentials(config).await?;
