@@ -35,6 +35,10 @@ pub struct McpArgs {
 
 /// The `mcp` subcommands.
 #[derive(Debug, Subcommand)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "one value per process, parsed from the command line"
+)]
 pub enum McpCommand {
     /// Serve the example tools (and any `--mcp` server's) as an MCP server.
     Serve(McpServeArgs),
