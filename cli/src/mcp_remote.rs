@@ -47,11 +47,11 @@ pub(super) fn token_path() -> Result<PathBuf, CliError> {
 pub(super) fn options(url: &str, headers: &[String]) -> Result<McpHttpOptions, CliError> {
     let mut options = McpHttpOptions::new();
     for header in headers {
+        // The flag's value may be a secret: errors name the header, never echo the value.
         let Some((name, value)) = header.split_once(':') else {
-            return Err(CliError::new(format!(
-                "--mcp-header {:?}: expected \"Name: value\"",
-                header.split(':').next().unwrap_or_default()
-            )));
+            return Err(CliError::new(
+                "--mcp-header: expected \"Name: value\" (no ':' in the value given)",
+            ));
         };
         options = options
             .header(name.trim(), value.trim())
@@ -157,5 +157,62 @@ impl AuthorizationAgent for Loopback {
                     )
                 })?
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A GET of `target` on the loopback listener, as a browser would send it; the response.
+    async fn browse(port: u16, target: &str) -> String {
+        let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .unwrap();
+        let request = format!("GET {target} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n");
+        stream.write_all(request.as_bytes()).await.unwrap();
+        let mut response = String::new();
+        stream.read_to_string(&mut response).await.unwrap();
+        response
+    }
+
+    #[tokio::test]
+    async fn the_loopback_agent_takes_the_redirect_and_ignores_other_requests() {
+        let agent = Loopback::default();
+        let redirect_uri = agent.redirect_uri();
+        let port = agent.port();
+        assert_eq!(redirect_uri, format!("http://127.0.0.1:{port}/callback"));
+        let waiting = tokio::spawn(async move {
+            agent
+                .authorize("http://127.0.0.1:1/authorize?client_id=x")
+                .await
+        });
+        let other = browse(port, "/favicon.ico").await;
+        assert!(other.starts_with("HTTP/1.1 404 "), "{other}");
+        let page = browse(port, "/callback?code=c0de&state=s7&iss=http%3A%2F%2Fas").await;
+        assert!(page.starts_with("HTTP/1.1 200 "), "{page}");
+        assert!(page.ends_with("dsh-tools: authorized; you may close this page.\n"));
+        assert_eq!(
+            waiting.await.unwrap().unwrap(),
+            format!("http://127.0.0.1:{port}/callback?code=c0de&state=s7&iss=http%3A%2F%2Fas")
+        );
+    }
+
+    #[test]
+    fn a_header_without_a_colon_is_refused_without_its_value() {
+        let error = options(
+            "http://127.0.0.1:1/mcp",
+            &["Authorization Bearer s3cr3t".into()],
+        )
+        .unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "--mcp-header: expected \"Name: value\" (no ':' in the value given)"
+        );
+        let error = options("http://127.0.0.1:1/mcp", &["X Key: s3cr3t".into()]).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "--mcp-header: mcp-client: header \"X Key\": not a valid header name"
+        );
     }
 }
