@@ -35,9 +35,25 @@ pub struct McpArgs {
 
 /// The `mcp` subcommands.
 #[derive(Debug, Subcommand)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "one value per process, parsed from the command line"
+)]
 pub enum McpCommand {
     /// Serve the example tools (and any `--mcp` server's) as an MCP server.
     Serve(McpServeArgs),
+    /// Authorize with a remote MCP server (OAuth) and keep its tokens for `--mcp URL`.
+    Login(McpLoginArgs),
+    /// Forget the tokens kept for a remote MCP server.
+    Logout(McpLoginArgs),
+}
+
+/// Arguments of `mcp login` and `mcp logout`.
+#[derive(Debug, Args)]
+pub struct McpLoginArgs {
+    /// The server's MCP endpoint, e.g. https://host/mcp.
+    #[arg(value_name = "URL")]
+    pub url: String,
 }
 
 /// Arguments of `mcp serve`.
@@ -63,7 +79,11 @@ pub struct McpServeArgs {
 
 /// Serves until the client disconnects (stdio) or the process is stopped (HTTP).
 pub(super) fn run(args: McpArgs) -> Result<Report, CliError> {
-    let McpCommand::Serve(args) = args.command;
+    let args = match args.command {
+        McpCommand::Serve(args) => args,
+        McpCommand::Login(args) => return crate::mcp_login::login(&args.url),
+        McpCommand::Logout(args) => return crate::mcp_login::logout(&args.url),
+    };
     // Several threads: a call's CPU work (or a slow tool) cannot stall the other clients.
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

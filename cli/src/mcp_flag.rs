@@ -1,5 +1,7 @@
-//! `--mcp "COMMAND ARGS"` (repeatable, on `list`, `call`, `run`, `sdk`, `repl` and `mcp serve`):
-//! import a stdio MCP server's tools into the command's registry.
+//! `--mcp "COMMAND ARGS"` or `--mcp URL` (repeatable, on `list`, `call`, `run`, `sdk`, `repl`
+//! and `mcp serve`): import a stdio MCP server's tools, or a remote (streamable HTTP) server's,
+//! into the command's registry. `--mcp-header "Name: value"` (repeatable) is sent to the remote
+//! server (only one may be given with it); OAuth is `mcp_remote`'s.
 //!
 //! The servers are named `s1`, `s2`, … in the order of the flags, so their tools are
 //! `mcp__s1__<tool>`, `mcp__s2__<tool>`, … (predictable whatever the command line holds). The
@@ -10,21 +12,27 @@ use clap::Args;
 use dsh_tools_runtime::ToolRegistry;
 use dsh_tools_runtime::mcp::{McpConnection, McpImport};
 
-use crate::CliError;
+use crate::{CliError, mcp_remote};
 
 /// The `--mcp` flags of a command.
 #[derive(Debug, Clone, Default, Args)]
 pub struct McpFlags {
     /// Import the tools of a stdio MCP server, e.g. `--mcp "node server.js /tmp"` (repeatable;
     /// the servers are named s1, s2, … so their tools are mcp__s1__TOOL, …).
-    #[arg(long = "mcp", value_name = "COMMAND ARGS")]
+    /// A URL (`https://host/mcp`) imports a remote server over streamable HTTP, authorizing
+    /// with OAuth when it asks (see `mcp login`).
+    #[arg(long = "mcp", value_name = "COMMAND ARGS | URL")]
     pub servers: Vec<String>,
+    /// A header sent with every request to the remote `--mcp URL` server, e.g.
+    /// `--mcp-header "Authorization: Bearer …"` (repeatable; needs exactly one remote server).
+    #[arg(long = "mcp-header", value_name = "NAME: VALUE")]
+    pub headers: Vec<String>,
 }
 
 impl McpFlags {
     /// Whether no server was given.
     pub fn is_empty(&self) -> bool {
-        self.servers.is_empty()
+        self.servers.is_empty() && self.headers.is_empty()
     }
 
     /// Starts every server and imports its tools into `registry`'s global layer. Keep the
@@ -33,9 +41,29 @@ impl McpFlags {
         &self,
         registry: &ToolRegistry,
     ) -> Result<Vec<McpConnection>, CliError> {
+        let remote = self
+            .servers
+            .iter()
+            .filter(|s| mcp_remote::is_url(s))
+            .count();
+        if !self.headers.is_empty() && remote != 1 {
+            return Err(CliError::new(format!(
+                "--mcp-header: goes to exactly one remote --mcp URL server; {remote} given"
+            )));
+        }
         let mut connections = Vec::with_capacity(self.servers.len());
         for (index, line) in self.servers.iter().enumerate() {
             let flag = || format!("--mcp {line:?}");
+            let name = format!("s{}", index + 1);
+            if mcp_remote::is_url(line) {
+                let options = mcp_remote::options(line, &self.headers)?;
+                let connection = McpImport::new(registry)
+                    .connect_http_with(&name, line, &options)
+                    .await
+                    .map_err(|e| CliError::new(format!("{}: {e}", flag())))?;
+                connections.push(connection);
+                continue;
+            }
             let words =
                 split_command(line).map_err(|e| CliError::new(format!("{}: {e}", flag())))?;
             let Some((program, args)) = words.split_first() else {
@@ -43,7 +71,6 @@ impl McpFlags {
             };
             let mut command = tokio::process::Command::new(program);
             command.args(args);
-            let name = format!("s{}", index + 1);
             let connection = McpImport::new(registry)
                 .connect_stdio(&name, command)
                 .await

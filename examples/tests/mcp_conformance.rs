@@ -43,7 +43,11 @@ const NO_PROMPTS: Expect = NotApplicable("prompts: the server serves tools only"
 const NO_COMPLETION: Expect =
     NotApplicable("completion: there are no prompts or resource templates to complete");
 const NO_LOGGING: Expect = NotApplicable("logging: tools report through results and progress");
-const NO_OAUTH: Expect = NotYet("authorization: the client has no OAuth flow");
+const NO_PRIVATE_KEY_JWT: Expect =
+    NotYet("private_key_jwt: the client-credentials grant authenticates with a client secret");
+const NO_DPOP: Expect = NotYet("DPoP: the client sends bearer tokens");
+const NO_TOKEN_EXCHANGE: Expect =
+    NotYet("enterprise and workload identity grants: the client has no assertion to exchange");
 const NO_TASKS: Expect = NotYet("tasks: the server does not serve the tasks extension");
 
 /// The server scenarios every revision has.
@@ -171,30 +175,30 @@ const CLIENT_UNSCORED: &[(&str, Expect)] = &[
             "the example client does not call the scenario's echo tool",
         ),
     ),
-    ("auth/client-credentials-jwt", NO_OAUTH),
-    ("auth/client-credentials-basic", NO_OAUTH),
-    ("auth/enterprise-managed-authorization", NO_OAUTH),
-    ("auth/dpop", NO_OAUTH),
-    ("auth/dpop-nonce", NO_OAUTH),
-    ("auth/wif-jwt-bearer", NO_OAUTH),
+    ("auth/client-credentials-jwt", NO_PRIVATE_KEY_JWT),
+    ("auth/client-credentials-basic", Pass),
+    ("auth/enterprise-managed-authorization", NO_TOKEN_EXCHANGE),
+    ("auth/dpop", NO_DPOP),
+    ("auth/dpop-nonce", NO_DPOP),
+    ("auth/wif-jwt-bearer", NO_TOKEN_EXCHANGE),
 ];
 
 /// The client's OAuth scenarios both revisions require.
 const CLIENT_AUTH: &[(&str, Expect)] = &[
-    ("auth/metadata-default", NO_OAUTH),
-    ("auth/metadata-var1", NO_OAUTH),
-    ("auth/metadata-var2", NO_OAUTH),
-    ("auth/metadata-var3", NO_OAUTH),
-    ("auth/basic-cimd", NO_OAUTH),
-    ("auth/scope-from-www-authenticate", NO_OAUTH),
-    ("auth/scope-from-scopes-supported", NO_OAUTH),
-    ("auth/scope-omitted-when-undefined", NO_OAUTH),
-    ("auth/scope-step-up", NO_OAUTH),
-    ("auth/scope-retry-limit", NO_OAUTH),
-    ("auth/token-endpoint-auth-basic", NO_OAUTH),
-    ("auth/token-endpoint-auth-post", NO_OAUTH),
-    ("auth/token-endpoint-auth-none", NO_OAUTH),
-    ("auth/pre-registration", NO_OAUTH),
+    ("auth/metadata-default", Pass),
+    ("auth/metadata-var1", Pass),
+    ("auth/metadata-var2", Pass),
+    ("auth/metadata-var3", Pass),
+    ("auth/basic-cimd", Pass),
+    ("auth/scope-from-www-authenticate", Pass),
+    ("auth/scope-from-scopes-supported", Pass),
+    ("auth/scope-omitted-when-undefined", Pass),
+    ("auth/scope-step-up", Pass),
+    ("auth/scope-retry-limit", Pass),
+    ("auth/token-endpoint-auth-basic", Pass),
+    ("auth/token-endpoint-auth-post", Pass),
+    ("auth/token-endpoint-auth-none", Pass),
+    ("auth/pre-registration", Pass),
 ];
 
 /// The client scenarios of 2025-11-25, beyond [`CLIENT_AUTH`].
@@ -229,23 +233,17 @@ const CLIENT_2026_07_28: &[(&str, Expect)] = &[
         "sep-2322-client-request-state",
         NotYet("input-required results: the client does not answer them (MRTR)"),
     ),
-    (
-        "auth/authorization-server-migration",
-        Partly(
-            &["sep-2352-reregister-on-as-change"],
-            "authorization: the client has no OAuth flow",
-        ),
-    ),
-    ("auth/resource-mismatch", NO_OAUTH),
-    ("auth/offline-access-scope", NO_OAUTH),
-    ("auth/offline-access-not-supported", NO_OAUTH),
-    ("auth/iss-supported", NO_OAUTH),
-    ("auth/iss-not-advertised", NO_OAUTH),
-    ("auth/iss-supported-missing", NO_OAUTH),
-    ("auth/iss-wrong-issuer", NO_OAUTH),
-    ("auth/iss-unexpected", NO_OAUTH),
-    ("auth/iss-normalized", NO_OAUTH),
-    ("auth/metadata-issuer-mismatch", NO_OAUTH),
+    ("auth/authorization-server-migration", Pass),
+    ("auth/resource-mismatch", Pass),
+    ("auth/offline-access-scope", Pass),
+    ("auth/offline-access-not-supported", Pass),
+    ("auth/iss-supported", Pass),
+    ("auth/iss-not-advertised", Pass),
+    ("auth/iss-supported-missing", Pass),
+    ("auth/iss-wrong-issuer", Pass),
+    ("auth/iss-unexpected", Pass),
+    ("auth/iss-normalized", Pass),
+    ("auth/metadata-issuer-mismatch", Pass),
 ];
 
 /// The suite's command line: `node --import <node20.mjs> <bundle>`.

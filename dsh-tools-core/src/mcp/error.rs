@@ -31,6 +31,22 @@ pub enum McpError {
         /// What went wrong.
         message: String,
     },
+    /// A header given for an HTTP import is not a valid HTTP header (the value is never shown).
+    #[error("mcp-client: header {name:?}: {reason}")]
+    InvalidHeader {
+        /// The header name as given.
+        name: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// Authorizing with the server's authorization server failed (OAuth).
+    #[error("mcp-client({server}): authorization failed: {message}")]
+    Authorization {
+        /// The server name.
+        server: String,
+        /// What went wrong.
+        message: String,
+    },
     /// A `tools/list` request failed; the previous generation stays registered.
     #[error("mcp-client({server}): tools/list failed: {message}")]
     ListFailed {
@@ -88,6 +104,8 @@ impl McpError {
             Self::ServerNameInUse(_) => "MCP_SERVER_NAME_IN_USE",
             Self::Spawn { .. } => "MCP_SPAWN_FAILED",
             Self::Connect { .. } => "MCP_CONNECT_FAILED",
+            Self::InvalidHeader { .. } => "MCP_INVALID_HEADER",
+            Self::Authorization { .. } => "MCP_AUTHORIZATION_FAILED",
             Self::ListFailed { .. } => "MCP_LIST_FAILED",
             Self::DuplicateTool { .. } => "MCP_DUPLICATE_TOOL",
             Self::Definition { .. } => "MCP_INVALID_TOOL",

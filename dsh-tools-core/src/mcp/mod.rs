@@ -17,7 +17,10 @@ mod render;
 mod serve;
 
 pub use error::McpError;
-pub use import::{ImportedTool, McpConnection, McpImport};
+pub use import::{
+    AgentFuture, AuthorizationAgent, ImportedTool, McpConnection, McpHttpOptions, McpImport,
+    McpOAuth, TokenFile,
+};
 pub use name::{is_valid_server_name, public_tool_name};
 pub use render::{
     IMAGE_NOT_ADMITTED, McpOutcome, interpret_call_result, mcp_output_schema, render_mcp_content,

@@ -10,6 +10,10 @@
 //!   tests/node/node_modules/@modelcontextprotocol/conformance/dist/index.js server --url URL
 //! ```
 //!
+//! In the `auth/*` scenarios the client authorizes with OAuth (`McpOAuth`) the way a host
+//! without a browser would: it follows the authorization URL itself and takes the code from the
+//! redirect (the suite's authorization server consents at once).
+//!
 //! `examples/tests/mcp_conformance.rs` runs the whole suite against both and asserts which
 //! scenarios pass; the README says which do not apply to dsh-tools and why.
 //!
@@ -24,7 +28,9 @@ use std::time::Duration;
 use dsh_tools::exec::{ToolExecutionInput, ToolRunContext};
 use dsh_tools::{ContentBlock, ToolDefinition, tool};
 use dsh_tools_runtime::ToolRegistry;
-use dsh_tools_runtime::mcp::{McpImport, McpServer};
+use dsh_tools_runtime::mcp::{
+    AgentFuture, AuthorizationAgent, McpHttpOptions, McpImport, McpOAuth, McpServer,
+};
 use serde_json::{Value, json};
 
 /// A 1×1 red PNG.
@@ -212,27 +218,98 @@ async fn serve() {
     http.wait().await;
 }
 
+/// The Client ID Metadata Document URL the suite's authorization servers accept.
+const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
+
+/// Follows the authorization URL without a browser and returns the redirect it answers with.
+struct Headless;
+
+impl AuthorizationAgent for Headless {
+    fn redirect_uri(&self) -> String {
+        "http://127.0.0.1:3000/callback".to_owned()
+    }
+
+    fn authorize<'a>(&'a self, authorization_url: &'a str) -> AgentFuture<'a> {
+        Box::pin(async move {
+            let http = reqwest::Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
+                .build()
+                .map_err(|e| e.to_string())?;
+            let response = http
+                .get(authorization_url)
+                .send()
+                .await
+                .map_err(|e| e.to_string())?;
+            response
+                .headers()
+                .get(reqwest::header::LOCATION)
+                .and_then(|location| location.to_str().ok())
+                .map(str::to_owned)
+                .ok_or_else(|| {
+                    format!(
+                        "no redirect from the authorization URL ({})",
+                        response.status()
+                    )
+                })
+        })
+    }
+}
+
+/// OAuth as the scenario's context (`MCP_CONFORMANCE_CONTEXT`) configures it: the
+/// client-credentials grant in the client-credentials scenarios, a pre-registered client when
+/// it names one, else a Client ID Metadata Document or dynamic registration.
+fn oauth(scenario: &str) -> McpOAuth {
+    let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or_default();
+    if let (true, Some(id), Some(secret)) = (
+        scenario.starts_with("auth/client-credentials"),
+        context["client_id"].as_str(),
+        context["client_secret"].as_str(),
+    ) {
+        return McpOAuth::client_credentials(id, secret.to_owned());
+    }
+    let oauth = McpOAuth::new(Headless)
+        .client_name("dsh-tools-conformance")
+        .client_metadata_url(CLIENT_METADATA_URL);
+    match context["client_id"].as_str() {
+        Some(id) => {
+            oauth.preregistered_client(id, context["client_secret"].as_str().map(str::to_owned))
+        }
+        None => oauth,
+    }
+}
+
 /// What the client does in a scenario (`MCP_CONFORMANCE_SCENARIO`): connect and import the
-/// server's tools, call the tool the scenario is about, close.
+/// server's tools, call the tool the scenario is about (in the `auth/*` scenarios: every tool),
+/// close.
 async fn client(url: &str) -> Result<(), String> {
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
     let registry = ToolRegistry::new();
+    let options = McpHttpOptions::new().oauth(oauth(&scenario));
     let connection = McpImport::new(&registry)
-        .connect_http("server", url)
+        .connect_http_with("server", url, &options)
         .await
         .map_err(|e| format!("connecting to {url}: {e}"))?;
-    let call = match scenario.as_str() {
-        "tools_call" => Some(("add_numbers", json!({"a": 5, "b": 3}))),
-        "sse-retry" => Some(("test_reconnection", json!({}))),
+    let named = |tool: &str, arguments| vec![(format!("mcp__server__{tool}"), arguments)];
+    let calls = match scenario.as_str() {
+        "tools_call" => named("add_numbers", json!({"a": 5, "b": 3})),
+        "sse-retry" => named("test_reconnection", json!({})),
         "elicitation-sep1034-client-defaults" => {
-            Some(("test_client_elicitation_defaults", json!({})))
+            named("test_client_elicitation_defaults", json!({}))
         }
-        _ => None,
+        auth if auth.starts_with("auth/") => connection
+            .tools()
+            .into_iter()
+            .map(|tool| (tool.public_name, json!({})))
+            .collect(),
+        _ => Vec::new(),
     };
     let mut outcome = Ok(());
-    if let Some((tool, arguments)) = call {
+    for (tool, arguments) in calls {
         let agent = registry.new_scope();
-        let mut input = ToolExecutionInput::new("c1", format!("mcp__server__{tool}"), arguments);
+        let mut input = ToolExecutionInput::new("c1", tool.clone(), arguments);
         input.agent = Some(agent.id());
         let result = registry.execute(input).await;
         println!("{}", serde_json::to_string(&result).unwrap_or_default());

@@ -8,6 +8,8 @@
 //   full   — may get tools:read and tools:write; tokens live 600 s
 //   reader — may get tools:read only
 //   short  — like full, but tokens live 1 s (the expiry test)
+//   poster — like full, authenticating with client_secret_post (rmcp's client-credentials
+//            grant sends the secret in the body; cli/tests/cli_mcp_remote.rs)
 // Test-only routes beside the provider's own:
 //   POST /test/sign {header, claims} → {token}: a JWS over these exact claims with the
 //     provider's own signing key (RS256) — or, for header.alg "none", unsigned, and for
@@ -38,7 +40,12 @@ const client = (id, scope) => ({
 const SCOPES = 'tools:read tools:write';
 
 const provider = new Provider(issuer, {
-  clients: [client('full', SCOPES), client('reader', 'tools:read'), client('short', SCOPES)],
+  clients: [
+    client('full', SCOPES),
+    client('reader', 'tools:read'),
+    client('short', SCOPES),
+    { ...client('poster', SCOPES), token_endpoint_auth_method: 'client_secret_post' },
+  ],
   jwks: { keys: [signingJwk] },
   scopes: ['tools:read', 'tools:write'],
   features: {

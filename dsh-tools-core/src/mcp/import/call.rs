@@ -1,6 +1,7 @@
 //! One `tools/call` to the server, bounded by the per-call timeout and the execution's
 //! cancellation (`docs/CONTRACTS.md`, "MCP").
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use dsh_tools::exec::ToolRunContext;
@@ -11,6 +12,7 @@ use rmcp::model::{
 use rmcp::service::{Peer, PeerRequestOptions, RoleClient, ServiceError};
 use serde_json::{Map, Value};
 
+use super::http::Reauthorize;
 use crate::mcp::progress::ProgressRoutes;
 
 /// What a call needs to reach its server.
@@ -21,6 +23,23 @@ pub(crate) struct CallLink {
     pub(crate) timeout: Duration,
     /// Where the server's progress notifications for a call go.
     pub(crate) progress: ProgressRoutes,
+    /// OAuth connections: how to authorize again when the server refuses a call.
+    pub(crate) reauthorize: Option<Arc<Reauthorize>>,
+}
+
+/// Why one attempt of a call failed.
+enum Attempt {
+    /// The server refused it with this `WWW-Authenticate` challenge (401, or 403
+    /// `insufficient_scope`).
+    Refused(String, ToolError),
+    /// Anything else.
+    Failed(ToolError),
+}
+
+impl From<ToolError> for Attempt {
+    fn from(error: ToolError) -> Self {
+        Self::Failed(error)
+    }
 }
 
 impl CallLink {
@@ -29,13 +48,59 @@ impl CallLink {
     /// When `cancel` fires first the request is abandoned with a `notifications/cancelled` and
     /// the call fails as `ABORTED`; when the timeout passes first, likewise with a timeout
     /// message. The server's `notifications/progress` for the request reach the calling
-    /// context's progress observer.
+    /// context's progress observer. A call the server refuses for authorization on an OAuth
+    /// connection is authorized again (step-up) and retried, up to the OAuth limit.
     pub(crate) async fn call(
         &self,
         raw: &str,
         arguments: Map<String, Value>,
         ctx: &ToolRunContext,
     ) -> Result<Value, ToolError> {
+        let mut authorizations = 0;
+        loop {
+            match self.attempt(raw, arguments.clone(), ctx).await {
+                Ok(value) => return Ok(value),
+                Err(Attempt::Failed(error)) => return Err(error),
+                Err(Attempt::Refused(challenge, error)) => {
+                    if !self.reauthorize(&challenge, &mut authorizations).await? {
+                        return Err(error);
+                    }
+                }
+            }
+        }
+    }
+
+    /// After the server refused a request with `challenge`: authorizes again and returns
+    /// `true` (retry) on an OAuth connection that has authorizations left, `false` when the
+    /// refusal stands; fails when the authorization fails.
+    pub(crate) async fn reauthorize(
+        &self,
+        challenge: &str,
+        authorizations: &mut u32,
+    ) -> Result<bool, ToolError> {
+        let Some(auth) = self
+            .reauthorize
+            .as_ref()
+            .filter(|a| *authorizations < a.limit())
+        else {
+            return Ok(false);
+        };
+        *authorizations += 1;
+        auth.run(challenge).await.map_err(|error| {
+            ToolError::msg(format!(
+                "mcp-client({}): authorization failed: {error}",
+                self.server
+            ))
+        })?;
+        Ok(true)
+    }
+
+    async fn attempt(
+        &self,
+        raw: &str,
+        arguments: Map<String, Value>,
+        ctx: &ToolRunContext,
+    ) -> Result<Value, Attempt> {
         let cancel = ctx.cancellation();
         let params = CallToolRequestParams::new(raw.to_owned()).with_arguments(arguments);
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
@@ -44,8 +109,8 @@ impl CallLink {
             .send_request_with_option(request, PeerRequestOptions::no_options());
         let handle = tokio::select! {
             biased;
-            () = cancel.cancelled() => return Err(aborted()),
-            handle = send => handle.map_err(|e| self.failure(raw, &e))?,
+            () = cancel.cancelled() => return Err(aborted().into()),
+            handle = send => handle.map_err(|e| self.refusal(raw, &e))?,
         };
         let id = handle.id.clone();
         // rmcp gives the request a `progressToken`; route its notifications to the caller. (A
@@ -54,7 +119,10 @@ impl CallLink {
         let response = handle.await_response();
         let (reason, error) = tokio::select! {
             biased;
-            response = response => return self.result(raw, response),
+            response = response => {
+                let response = response.map_err(|e| self.refusal(raw, &e))?;
+                return Ok(self.result(raw, response)?);
+            }
             () = cancel.cancelled() => ("tool call aborted".to_owned(), aborted()),
             () = tokio::time::sleep(self.timeout) => {
                 let ms = self.timeout.as_millis();
@@ -68,15 +136,19 @@ impl CallLink {
         // Tell the server to stop; this also forgets the pending request on our side.
         let notice = CancelledNotificationParam::new(Some(id), Some(reason));
         let _ = self.peer.notify_cancelled(notice).await;
-        Err(error)
+        Err(error.into())
     }
 
-    fn result(
-        &self,
-        raw: &str,
-        response: Result<ServerResult, ServiceError>,
-    ) -> Result<Value, ToolError> {
-        let value = match response.map_err(|e| self.failure(raw, &e))? {
+    fn refusal(&self, raw: &str, error: &ServiceError) -> Attempt {
+        let failure = self.failure(raw, error);
+        match error.auth_challenge() {
+            Some(challenge) => Attempt::Refused(challenge.to_owned(), failure),
+            None => Attempt::Failed(failure),
+        }
+    }
+
+    fn result(&self, raw: &str, response: ServerResult) -> Result<Value, ToolError> {
+        let value = match response {
             ServerResult::CallToolResult(result) => serde_json::to_value(result),
             ServerResult::CustomResult(custom) => Ok(custom.0),
             ServerResult::EmptyResult(_) => Ok(Value::Object(Map::new())),

@@ -2,29 +2,33 @@
 
 mod call;
 mod client;
+mod http;
 mod listen;
 mod names;
+mod oauth;
 mod sync;
 mod tap;
+mod token_file;
 mod tool;
 
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use dsh_tools::Loading;
-use rmcp::service::{
-    ClientInitializeError, ClientLifecycleMode, ClientServiceExt as _, RoleClient, RunningService,
-};
+use rmcp::service::{ClientInitializeError, ClientServiceExt as _, RoleClient, RunningService};
 use rmcp::transport::IntoTransport;
-use rmcp::transport::StreamableHttpClientTransport;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{Notify, watch};
 
 use self::call::CallLink;
 use self::client::ImportClient;
+pub use self::http::McpHttpOptions;
+use self::http::Reauthorize;
 use self::names::NameClaim;
+pub use self::oauth::{AgentFuture, AuthorizationAgent, McpOAuth};
 use self::sync::Syncer;
 use self::tap::{TapReader, TaskSupport};
+pub use self::token_file::TokenFile;
 use crate::mcp::{McpError, is_valid_server_name};
 use crate::registry::{Scope, ToolRegistry};
 
@@ -140,31 +144,30 @@ impl McpImport {
         server_name: &str,
         url: &str,
     ) -> Result<McpConnection, McpError> {
+        self.connect_http_with(server_name, url, &McpHttpOptions::new())
+            .await
+    }
+
+    /// Like [`connect_http`](Self::connect_http), with headers sent on every request (an API
+    /// key) and OAuth: a server that answers 401 (or 403 `insufficient_scope`) is authorized
+    /// for through the [`McpOAuth`] of `options` and the connection retried; a call refused
+    /// later (a revoked token, a missing scope) is authorized again and retried once per
+    /// authorization, up to the OAuth limit.
+    pub async fn connect_http_with(
+        &self,
+        server_name: &str,
+        url: &str,
+        options: &McpHttpOptions,
+    ) -> Result<McpConnection, McpError> {
         let claim = self.claim(server_name)?;
         let handler = ImportClient::default();
-        let transport = || StreamableHttpClientTransport::from_uri(url.to_owned());
-        let service = match handler
-            .clone()
-            .serve_with_lifecycle(transport(), client::lifecycle())
-            .await
-        {
-            // A server of an older revision that answers `server/discover` with a result
-            // rather than an error: a new connection with the `initialize` handshake.
-            Err(ClientInitializeError::ExpectedInitResult(_)) => {
-                handler
-                    .clone()
-                    .serve_with_lifecycle(transport(), ClientLifecycleMode::Initialize)
-                    .await
-            }
-            started => started,
-        }
-        .map_err(|e| connect_error(server_name, &e))?;
+        let (service, reauthorize) = http::start(&handler, server_name, url, options).await?;
         self.finish(
             claim,
             server_name,
             handler,
             service,
-            TaskSupport::default(),
+            (TaskSupport::default(), reauthorize),
             None,
         )
         .await
@@ -216,8 +219,15 @@ impl McpImport {
             .serve_with_lifecycle(transport, client::lifecycle())
             .await
             .map_err(|e| connect_error(server_name, &e))?;
-        self.finish(claim, server_name, handler, service, task_support, child)
-            .await
+        self.finish(
+            claim,
+            server_name,
+            handler,
+            service,
+            (task_support, None),
+            child,
+        )
+        .await
     }
 
     /// Checks the negotiated version and loads the tools of a started connection.
@@ -227,7 +237,7 @@ impl McpImport {
         server_name: &str,
         handler: ImportClient,
         service: RunningService<RoleClient, ImportClient>,
-        task_support: TaskSupport,
+        (task_support, reauthorize): (TaskSupport, Option<Arc<Reauthorize>>),
         child: Option<tokio::process::Child>,
     ) -> Result<McpConnection, McpError> {
         let ImportClient {
@@ -261,6 +271,7 @@ impl McpImport {
             peer: service.peer().clone(),
             timeout: self.call_timeout,
             progress,
+            reauthorize,
         };
         let syncer = Arc::new(Syncer::new(
             server_name.to_owned(),

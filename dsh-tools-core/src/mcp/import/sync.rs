@@ -170,15 +170,30 @@ impl Syncer {
         };
         let mut tools = Vec::new();
         let mut cursor: Option<String> = None;
+        let mut authorizations = 0;
         for _ in 0..MAX_PAGES {
             let params = cursor
                 .take()
                 .map(|c| PaginatedRequestParams::default().with_cursor(Some(c)));
-            let page = self
-                .peer
-                .list_tools(params)
-                .await
-                .map_err(|e| failed(e.to_string()))?;
+            // A refusal on an OAuth connection (the token revoked, the authorization server
+            // changed) is authorized again and the page fetched again.
+            let page = loop {
+                let error = match self.peer.list_tools(params.clone()).await {
+                    Ok(page) => break page,
+                    Err(error) => error,
+                };
+                let retry = match error.auth_challenge() {
+                    Some(challenge) => self
+                        .link
+                        .reauthorize(challenge, &mut authorizations)
+                        .await
+                        .map_err(|e| failed(e.to_string()))?,
+                    None => false,
+                };
+                if !retry {
+                    return Err(failed(error.to_string()));
+                }
+            };
             tools.extend(page.tools);
             match page.next_cursor {
                 Some(next) => cursor = Some(next),
