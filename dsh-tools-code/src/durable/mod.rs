@@ -123,7 +123,7 @@ use tokio_util::sync::CancellationToken;
 pub use continuation::{CONTINUATION_VERSION, ContinuationError, ContinuationKey, MIN_KEY_BYTES};
 pub use spent::{FileSpentStore, MemorySpentStore, SpentStore};
 #[cfg(feature = "store")]
-pub use stored::{OUTCOME_UNKNOWN, OutcomeUnknownPolicy, resume_run};
+pub use stored::{OUTCOME_UNKNOWN, OutcomeUnknownPolicy, UNNAMED_APPROVER, resume_run};
 
 pub(crate) use journal::JournalEntry;
 pub(crate) use run::{Check, DurableRun, DurableStart, Ending, Suspension};
@@ -269,6 +269,14 @@ pub struct Resume {
     /// What a run resumed by id ([`resume_run`]) does with a call whose outcome is unknown.
     #[cfg(feature = "store")]
     pub outcome_unknown: OutcomeUnknownPolicy,
+    /// Who made the decision (as the host authenticated them): recorded with it in the store
+    /// ([`UNNAMED_APPROVER`] when `None`).
+    #[cfg(feature = "store")]
+    pub approver: Option<String>,
+    /// How long the recorded decision applies (a call reached again after a crash, with the
+    /// same arguments, is not asked again until then). An hour unless set.
+    #[cfg(feature = "store")]
+    pub approval_ttl: std::time::Duration,
 }
 
 impl Resume {
@@ -281,7 +289,20 @@ impl Resume {
             cancel: CancellationToken::new(),
             #[cfg(feature = "store")]
             outcome_unknown: OutcomeUnknownPolicy::default(),
+            #[cfg(feature = "store")]
+            approver: None,
+            #[cfg(feature = "store")]
+            approval_ttl: std::time::Duration::from_secs(3600),
         }
+    }
+
+    /// The same, the decision made by `approver` and applying for `ttl` (recorded in the
+    /// durability's store, bound to the digest of the pending calls' arguments).
+    #[cfg(feature = "store")]
+    pub fn approved_by(mut self, approver: impl Into<String>, ttl: std::time::Duration) -> Self {
+        self.approver = Some(approver.into());
+        self.approval_ttl = ttl;
+        self
     }
 
     /// The same, handling a call whose outcome is unknown by `policy` ([`resume_run`]).
@@ -392,7 +413,21 @@ pub(crate) async fn resume_code(
         Err(error) => return Err(ContinuationError::Store(error.to_string())),
     }
     #[cfg(feature = "store")]
-    let link = stored::link(registry, durability, &payload.run);
+    let decided: Vec<(PendingCall, Decision)> = payload
+        .pending
+        .iter()
+        .map(|pending| (pending.clone(), resume.decision))
+        .collect();
+    #[cfg(feature = "store")]
+    let link = stored::link(
+        registry,
+        durability,
+        &payload.run,
+        &decided,
+        &resume,
+        &payload.record,
+    )
+    .await?;
     let input = resumed_input(
         payload.run,
         &payload.program,

@@ -373,6 +373,21 @@ impl DurableRun {
             .strip_prefix(":code:")?
             .parse::<usize>()
             .ok()?;
+        // A decision recorded in the run's store for exactly these arguments (the call is
+        // reached again after a crash): not asked again.
+        #[cfg(feature = "store")]
+        if let Some(link) = &self.link {
+            let null = Value::Null;
+            let arguments = ask.exec.arguments.as_deref().unwrap_or(&null);
+            if let Some(approved) = link.decision(call_id, arguments) {
+                let outcome = if approved {
+                    ApprovalOutcome::AllowedOnce
+                } else {
+                    ApprovalOutcome::Rejected
+                };
+                return Some(Box::pin(std::future::ready(outcome)));
+            }
+        }
         if !self.suspend {
             return None;
         }

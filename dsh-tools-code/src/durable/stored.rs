@@ -3,20 +3,23 @@
 //! is dispatched, each completed sub-call is appended to the run's journal before its result
 //! reaches the program, and a run whose process died is resumed by id ([`resume_run`]).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::time::{Duration, SystemTime};
 
 use dsh_tools::exec::{ToolExecution, ToolExecutionResult};
 use dsh_tools::{ErrorInfo, ToolDefinition, ToolError};
 use dsh_tools_core::ToolRegistry;
 use dsh_tools_core::hooks::{DispatchExecution, ExecuteNext, ExecuteWrapper};
-use dsh_tools_store::{ArgsDigest, DurableStore, Intent, StoreError};
+use dsh_tools_store::{Approval, ArgsDigest, DurableStore, Intent, StoreError};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::journal::{Journal, JournalEntry, Settled};
-use super::{ContinuationError, Durability, DurableStart, Resume, RunOutcome};
+use super::{
+    ContinuationError, Decision, Durability, DurableStart, PendingCall, Resume, RunOutcome,
+};
 use crate::record::RecordedRun;
 use crate::{CodeModeExt, CodeModeState};
 
@@ -63,6 +66,19 @@ pub(crate) struct RunLink {
     step: AtomicU64,
     /// The first store failure: the run stops and stays unfinished (resumable).
     failed: Mutex<Option<String>>,
+    /// The calls of the run a person decided on (their decisions are in the store, bound to
+    /// the arguments' digest): listed in every checkpoint.
+    decided: Mutex<Vec<Decided>>,
+    /// Those decisions, loaded from the store: a call reached again (after a crash) with the
+    /// same arguments is not asked again.
+    approvals: Mutex<HashMap<String, Approval>>,
+}
+
+/// A call a person decided on, and the digest of the arguments they saw.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Decided {
+    call: String,
+    args: ArgsDigest,
 }
 
 impl RunLink {
@@ -75,7 +91,74 @@ impl RunLink {
             intended: Mutex::default(),
             step: AtomicU64::new(0),
             failed: Mutex::default(),
+            decided: Mutex::default(),
+            approvals: Mutex::default(),
         }
+    }
+
+    /// The same, continuing the checkpoints of the run so far (their step, the decisions).
+    async fn continuing(self) -> Result<Self, StoreError> {
+        if let Some(checkpoint) = self.store.checkpoint(&self.run).await? {
+            self.step.store(checkpoint.step, Ordering::SeqCst);
+            let decided: Vec<Decided> =
+                serde_json::from_value(checkpoint.state["decided"].clone()).unwrap_or_default();
+            for decided in decided {
+                // An expired decision, or one for other arguments, is asked again.
+                if let Ok(Some(approval)) = self.store.approval(&decided.call, &decided.args).await
+                {
+                    self.approvals_mut().insert(decided.call.clone(), approval);
+                }
+                self.decided_mut().push(decided);
+            }
+        }
+        Ok(self)
+    }
+
+    fn decided_mut(&self) -> std::sync::MutexGuard<'_, Vec<Decided>> {
+        self.decided.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn approvals_mut(&self) -> std::sync::MutexGuard<'_, HashMap<String, Approval>> {
+        self.approvals
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Records a person's decision on `pending` (bound to its arguments' digest, by
+    /// `approver`, until `ttl` from now).
+    async fn record_decision(
+        &self,
+        pending: &PendingCall,
+        approved: bool,
+        approver: &str,
+        ttl: Duration,
+    ) -> Result<(), StoreError> {
+        let now = SystemTime::now();
+        let approval = Approval {
+            args_digest: ArgsDigest::of(&pending.arguments),
+            approver: approver.to_owned(),
+            approved,
+            reason: None,
+            decided_at: now,
+            expires_at: now + ttl,
+        };
+        self.store.record_approval(&pending.id, &approval).await?;
+        self.decided_mut().push(Decided {
+            call: pending.id.clone(),
+            args: approval.args_digest.clone(),
+        });
+        self.approvals_mut().insert(pending.id.clone(), approval);
+        Ok(())
+    }
+
+    /// The recorded decision on call `call` when it was made for exactly `arguments` and has
+    /// not expired: `Some(approved)`; otherwise the call is asked again.
+    pub(crate) fn decision(&self, call: &str, arguments: &Value) -> Option<bool> {
+        let approvals = self.approvals_mut();
+        let approval = approvals.get(call)?;
+        let current = approval.args_digest == ArgsDigest::of(arguments)
+            && SystemTime::now() < approval.expires_at;
+        current.then_some(approval.approved)
     }
 
     /// Learns which of the run's tools are read-only.
@@ -164,14 +247,8 @@ impl RunLink {
         record: RecordedRun,
     ) -> Result<(), String> {
         let written = async {
-            let step = self.step.fetch_add(1, Ordering::SeqCst) + 1;
-            let record = serde_json::to_value(record).map_err(|e| e.to_string())?;
-            let state = json!({ "record": record });
+            self.checkpoint(record).await?;
             let store = |error: StoreError| error.to_string();
-            self.store
-                .save_checkpoint(&self.run, step, &state)
-                .await
-                .map_err(store)?;
             let entry = serde_json::to_value(entry).map_err(|e| e.to_string())?;
             self.store
                 .append_entry(&self.run, number as u64, &entry)
@@ -198,6 +275,19 @@ impl RunLink {
                 self.run
             ))
         })
+    }
+
+    /// Saves the run's checkpoint: its recorded sources and the calls decided on.
+    async fn checkpoint(&self, record: RecordedRun) -> Result<(), String> {
+        let step = self.step.fetch_add(1, Ordering::SeqCst) + 1;
+        let record = serde_json::to_value(record).map_err(|e| e.to_string())?;
+        let decided = self.decided_mut().clone();
+        let state = json!({ "record": record, "decided": decided });
+        self.store
+            .save_checkpoint(&self.run, step, &state)
+            .await
+            .map_err(|error| error.to_string())?;
+        Ok(())
     }
 
     /// Marks the run finished (it ran to its end without a store failure).
@@ -282,20 +372,41 @@ pub(crate) async fn begin(
     )))
 }
 
-/// Links a resumed continuation's run to the store (it began when the run did).
-pub(crate) fn link(
+/// Links a resumed continuation's run to the store (it began when the run did) and records
+/// the decisions the resumption carries, bound to their arguments' digest.
+pub(crate) async fn link(
     registry: &ToolRegistry,
     durability: &Durability,
     run: &str,
-) -> Option<Arc<RunLink>> {
-    let store = durability.store.as_ref()?;
+    decided: &[(PendingCall, Decision)],
+    resume: &Resume,
+    record: &RecordedRun,
+) -> Result<Option<Arc<RunLink>>, ContinuationError> {
+    let Some(store) = durability.store.as_ref() else {
+        return Ok(None);
+    };
+    let store_error = |error: StoreError| ContinuationError::Store(error.to_string());
+    let link = RunLink::new(Arc::clone(store), run, HashSet::new())
+        .continuing()
+        .await
+        .map_err(store_error)?;
+    let approver = resume.approver.as_deref().unwrap_or(UNNAMED_APPROVER);
+    for (pending, decision) in decided {
+        link.record_decision(pending, decision.approves(), approver, resume.approval_ttl)
+            .await
+            .map_err(store_error)?;
+    }
+    if !decided.is_empty() {
+        link.checkpoint(record.clone())
+            .await
+            .map_err(ContinuationError::Store)?;
+    }
     install_intents(registry);
-    Some(Arc::new(RunLink::new(
-        Arc::clone(store),
-        run,
-        HashSet::new(),
-    )))
+    Ok(Some(Arc::new(link)))
 }
+
+/// The approver recorded when the host names none.
+pub const UNNAMED_APPROVER: &str = "unnamed";
 
 /// Finishes a run that ran to its end; a run whose store failed stays unfinished (resumable)
 /// and fails with what went wrong.
@@ -370,7 +481,10 @@ pub async fn resume_run(
         ),
         None => None,
     };
-    let link = RunLink::new(Arc::clone(store), run, HashSet::new());
+    let link = RunLink::new(Arc::clone(store), run, HashSet::new())
+        .continuing()
+        .await
+        .map_err(store_error)?;
     let mut retry = HashSet::new();
     for unresolved in store.unresolved_intents(run).await.map_err(store_error)? {
         let intent = unresolved.intent;

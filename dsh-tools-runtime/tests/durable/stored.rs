@@ -5,7 +5,7 @@
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime};
 
-use dsh_tools::exec::ToolExecutionInput;
+use dsh_tools::exec::{PreToolDecision, ToolExecutionInput};
 use dsh_tools::{ToolAnnotations, ToolDefinition};
 use dsh_tools_runtime::code::CodeMode;
 use dsh_tools_runtime::code::CodeModeExt;
@@ -14,8 +14,11 @@ use dsh_tools_runtime::code::durable::{
     RunOutcome, resume_run,
 };
 use dsh_tools_runtime::code::quickjs::{QuickJsConfig, QuickJsRuntime};
+use dsh_tools_runtime::hooks::pre_execute_fn;
 use dsh_tools_runtime::{PresentationMode, RegistryConfig, ToolRegistry};
-use dsh_tools_store::{DurableStore, FileStore, MemoryStore, PostgresStore, RedisStore, StoreKey};
+use dsh_tools_store::{
+    ArgsDigest, DurableStore, FileStore, MemoryStore, PostgresStore, RedisStore, StoreKey,
+};
 use serde_json::{Value, json};
 use tokio::sync::Notify;
 
@@ -303,4 +306,104 @@ async fn a_run_id_the_store_has_is_refused_and_an_unknown_one_is_not_resumed() {
         (error.code(), error.to_string().as_str()),
         ("RUN_NOT_FOUND", "the durable store has no run \"run-y\"")
     );
+}
+
+/// A host whose `write` asks for a person; with `stall`, its policy never answers (it tells
+/// `started` first): the process stops after the resumption recorded its decision, before
+/// the call ran.
+fn asking_host(calls: &Calls, stall: Option<Arc<Notify>>) -> ToolRegistry {
+    let registry = host(calls, false, Arc::new(Notify::new()));
+    let write = ToolDefinition::builder("write")
+        .description("Writes.")
+        .parameters_json(json!({"type": "object"}))
+        .execute({
+            let calls = Arc::clone(calls);
+            move |_, ctx| {
+                let calls = Arc::clone(&calls);
+                async move {
+                    calls
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .push(("write".into(), ctx.idempotency_key().to_owned()));
+                    Ok(json!("written"))
+                }
+            }
+        })
+        .build()
+        .unwrap();
+    registry.register(write).unwrap().keep();
+    registry
+        .on_pre_execute(pre_execute_fn(move |exec, next| {
+            let stall = stall.clone();
+            async move {
+                if &*exec.name != "write" {
+                    return next.run().await;
+                }
+                if let Some(started) = stall {
+                    started.notify_one();
+                    std::future::pending::<()>().await;
+                }
+                PreToolDecision::Ask {
+                    reason: Some("writes need a person".into()),
+                }
+            }
+        }))
+        .keep();
+    registry
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_decision_is_recorded_with_its_arguments_digest_and_reused_after_a_crash() {
+    let store: Arc<dyn DurableStore> = Arc::new(MemoryStore::new(StoreKey::generate()));
+    let (run, calls) = (run_id(), Calls::default());
+    let program = r#"return await tools.write({path: "a", text: "hi"});"#;
+    let input = ToolExecutionInput::new(
+        &*run,
+        "run_code",
+        json!({"code": program, "description": "write"}),
+    );
+    // Host A suspends at the ask.
+    let key = ContinuationKey::generate();
+    let durability =
+        Durability::new(key, Arc::new(MemorySpentStore::default())).with_store(Arc::clone(&store));
+    let a = asking_host(&calls, None);
+    let RunOutcome::Suspended { continuation, .. } =
+        a.run_code_suspendable(input, &durability).await
+    else {
+        panic!("write asks")
+    };
+    // Host B resumes it, approved by alice, and stops before the call runs.
+    let started = Arc::new(Notify::new());
+    let b = asking_host(&calls, Some(Arc::clone(&started)));
+    let resume = Resume::new(Decision::APPROVE).approved_by("alice", Duration::from_secs(600));
+    tokio::select! {
+        outcome = b.resume_code(&continuation, resume, &durability) => {
+            panic!("the resumption ended while its policy stalls: {outcome:?}")
+        }
+        () = started.notified() => {}
+    }
+    let call = format!("{run}:code:1");
+    let approval = store
+        .approval(&call, &ArgsDigest::of(&json!({"text": "hi", "path": "a"})))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (approval.approver.as_str(), approval.approved),
+        ("alice", true)
+    );
+    let other = ArgsDigest::of(&json!({"path": "b", "text": "hi"}));
+    let changed = store.approval(&call, &other).await.unwrap_err();
+    assert_eq!(changed.code(), "APPROVAL_ARGS_CHANGED");
+    // Host C resumes the run by id: the same call, the same arguments: not asked again (a
+    // host without a suspension or an approval service would refuse an ask).
+    let c = asking_host(&calls, None);
+    let outcome = resume_run(&c, &run, Resume::new(Decision::Deny), &durability)
+        .await
+        .unwrap();
+    let RunOutcome::Completed(result) = outcome else {
+        panic!("the run suspended again")
+    };
+    assert_eq!(result.value().unwrap()["result"], json!("written"));
+    assert_eq!(count(&calls, "write"), 1);
 }
