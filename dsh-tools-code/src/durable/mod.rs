@@ -355,6 +355,28 @@ pub(crate) async fn run_code_suspendable(
     input: ToolExecutionInput,
     durability: &Durability,
 ) -> RunOutcome {
+    start_run(registry, input, durability, true).await
+}
+
+/// Runs a `run_code` call journaled as it goes in the durability's store (feature `store`),
+/// without suspension: a call that asks goes to the approval service. A run whose process
+/// dies is resumed by id with [`resume_run`]. Without a store nothing is journaled: the run is
+/// an ordinary one.
+#[cfg(feature = "store")]
+pub async fn run_code_journaled(
+    registry: &ToolRegistry,
+    input: ToolExecutionInput,
+    durability: &Durability,
+) -> RunOutcome {
+    start_run(registry, input, durability, false).await
+}
+
+async fn start_run(
+    registry: &ToolRegistry,
+    input: ToolExecutionInput,
+    durability: &Durability,
+    suspend: bool,
+) -> RunOutcome {
     #[cfg(feature = "store")]
     let link = match durability.store.as_ref() {
         Some(store) if input.name == RUN_CODE_NAME => {
@@ -376,7 +398,7 @@ pub(crate) async fn run_code_suspendable(
         _ => None,
     };
     let start = DurableStart {
-        suspend: true,
+        suspend,
         #[cfg(feature = "store")]
         link: link.clone(),
         ..DurableStart::default()
