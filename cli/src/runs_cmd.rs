@@ -151,6 +151,9 @@ pub(super) fn run(args: RunsArgs) -> Result<Report, CliError> {
                 run: id.clone(),
                 retry_unknown,
             };
+            // A store of its own: a server store's connection lives on the runtime that made
+            // it, and the one above is gone.
+            let durability = args.store.durability()?;
             let outcome = CodeHost::new(yes, &mcp, language)?
                 .run_durable(start, &durability)
                 .map_err(|e| CliError::new(format!("runs resume {id}: {e}")))?;

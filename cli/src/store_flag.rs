@@ -18,7 +18,7 @@ use crate::CliError;
 pub struct StoreFlag {
     /// Journal the run as it goes in this store: `memory:`, `file:PATH` (or a directory),
     /// `postgres://…`, `redis://…`; a run whose process died is resumed with `runs resume ID`.
-    #[arg(long, value_name = "URL")]
+    #[arg(long, value_name = "URL", global = true)]
     pub store: Option<String>,
 }
 
