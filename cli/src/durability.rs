@@ -20,8 +20,9 @@ use crate::CliError;
 /// The environment variable holding the key.
 pub(crate) const KEY_VARIABLE: &str = "DSH_TOOLS_CONTINUATION_KEY";
 
-/// The key and the spent-id store of this user.
-pub(crate) fn durability() -> Result<Durability, CliError> {
+/// The key and the spent-id store of this user, and the key's bytes (what authenticates a
+/// `--store`'s records too).
+pub(crate) fn durability_and_key() -> Result<(Durability, Vec<u8>), CliError> {
     let dir = dirs::data_dir()
         .map(|dir| dir.join("dsh-tools"))
         .ok_or_else(|| CliError::new("no data directory for continuations (set HOME)"))?;
@@ -35,7 +36,8 @@ pub(crate) fn durability() -> Result<Durability, CliError> {
     };
     create_private_dir(&dir)?;
     let spent = FileSpentStore::new(dir.join("spent-continuations"));
-    Ok(Durability::new(key, Arc::new(spent)))
+    let bytes = key.as_bytes().to_vec();
+    Ok((Durability::new(key, Arc::new(spent)), bytes))
 }
 
 /// The key in `dir/continuation.key`, created if there is none.

@@ -67,9 +67,11 @@ mod progress;
 mod repl_cmd;
 mod resume_cmd;
 mod run_cmd;
+mod runs_cmd;
 mod schema_cmd;
 mod sdk_cmd;
 mod search_cmd;
+mod store_flag;
 mod terminal;
 mod tokens_cmd;
 mod turn_cmd;
@@ -92,11 +94,13 @@ pub use mcp_flag::{McpFlags, split_command};
 pub use repl_cmd::ReplArgs;
 pub use resume_cmd::ResumeArgs;
 pub use run_cmd::RunArgs;
+pub use runs_cmd::RunsArgs;
 pub use schema_cmd::{
     ArgsCommand, ArgsValidateArgs, SchemaCheckArgs, SchemaCommand, SchemaValidateArgs,
 };
 pub use sdk_cmd::{SdkArgs, SdkCommand};
 pub use search_cmd::SearchArgs;
+pub use store_flag::StoreFlag;
 pub use tokens_cmd::TokensArgs;
 pub use turn_cmd::TurnArgs;
 
@@ -147,6 +151,9 @@ pub enum Command {
     Run(RunArgs),
     /// Continue a run that `run --suspend` suspended, approving or denying its pending calls.
     Resume(ResumeArgs),
+    /// The runs journaled in a store (`run --store`): list the unfinished ones, show one, or
+    /// resume one whose process died.
+    Runs(RunsArgs),
     /// Type programs (each ending at a line holding only `.`) and see their output, again.
     Repl(ReplArgs),
     /// The MCP bridge: serve the example tools as an MCP server.
@@ -169,6 +176,7 @@ impl Command {
             Self::Search(args) => search_cmd::run(args),
             Self::Run(args) => run_cmd::run(args),
             Self::Resume(args) => resume_cmd::run(args),
+            Self::Runs(args) => runs_cmd::run(args),
             Self::Repl(args) => repl_cmd::run(args),
             Self::Mcp(args) => mcp_cmd::run(args),
             Self::Turn(args) => turn_cmd::run(args),

@@ -8,9 +8,9 @@
 use clap::{ArgGroup, Args};
 use dsh_tools_runtime::code::durable::Decision;
 
-use crate::durability::durability;
 use crate::mcp_flag::McpFlags;
 use crate::run_cmd::{CodeHost, Durable, outcome_report};
+use crate::store_flag::StoreFlag;
 use crate::{CliError, Input, Report};
 
 /// Arguments of `resume`.
@@ -37,6 +37,9 @@ pub struct ResumeArgs {
     /// The MCP servers the run was started with (the program must see the same tools).
     #[command(flatten)]
     pub mcp: McpFlags,
+    /// The store the run was journaled in (`run --store`): it goes on journaling there.
+    #[command(flatten)]
+    pub store: StoreFlag,
 }
 
 /// Resumes the continuation.
@@ -47,7 +50,7 @@ pub(super) fn run(args: ResumeArgs) -> Result<Report, CliError> {
         Some(text) => Input::Inline(text),
     };
     let continuation = input.read_text()?;
-    let durability = durability()?;
+    let durability = args.store.durability()?;
     let decision = if args.approve {
         Decision::APPROVE
     } else {

@@ -20,7 +20,7 @@ use clap::Args;
 use dsh_tools::exec::ToolExecutionInput;
 use dsh_tools_runtime::PresentationMode;
 use dsh_tools_runtime::code::durable::{
-    ContinuationError, Decision, Durability, Resume, RunOutcome,
+    self, ContinuationError, Decision, Durability, OutcomeUnknownPolicy, Resume, RunOutcome,
 };
 use dsh_tools_runtime::code::{CodeDispatchEvent, CodeEventSink, CodeMode, CodeModeExt};
 use serde_json::json;
@@ -28,6 +28,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::call_cmd::host_registry_in;
 use crate::mcp_flag::McpFlags;
+use crate::store_flag::StoreFlag;
 use crate::{CliError, Input, Language, Report};
 use crate::{cards, interrupt};
 
@@ -51,6 +52,9 @@ pub struct RunArgs {
     /// MCP servers whose tools programs can call too (`tools.mcp__s1__<tool>`, …).
     #[command(flatten)]
     pub mcp: McpFlags,
+    /// The store the run is journaled in as it goes.
+    #[command(flatten)]
+    pub store: StoreFlag,
 }
 
 /// Collects the settled sub-calls for the dispatch log.
@@ -182,7 +186,16 @@ impl CodeHost {
             let agent = registry.new_scope();
             let cancel = CancellationToken::new();
             let outcome = match start {
-                Durable::Program(program) => {
+                Durable::Program { program, suspend } => {
+                    // A journaled run's id is its key in the store: unique.
+                    let id = match durability.store() {
+                        Some(store) => {
+                            let id = fresh_run_id();
+                            eprintln!("dsh-tools: run {id} is journaled in the {} store", store.kind());
+                            id
+                        }
+                        None => id,
+                    };
                     let mut call = ToolExecutionInput::new(
                         id,
                         dsh_tools_runtime::code::RUN_CODE_NAME,
@@ -190,8 +203,27 @@ impl CodeHost {
                     );
                     call.agent = Some(agent.id());
                     call.cancel = cancel.clone();
-                    let run = registry.run_code_suspendable(call, durability);
+                    let run = async {
+                        if suspend {
+                            registry.run_code_suspendable(call, durability).await
+                        } else {
+                            durable::run_code_journaled(registry, call, durability).await
+                        }
+                    };
                     Ok(interrupt::cancellable(&cancel, run).await)
+                }
+                Durable::Stored { run, retry_unknown } => {
+                    let policy = if retry_unknown {
+                        OutcomeUnknownPolicy::Retry
+                    } else {
+                        OutcomeUnknownPolicy::Fail
+                    };
+                    let resume = Resume::new(Decision::Deny)
+                        .for_agent(agent.id())
+                        .with_cancellation(cancel.clone())
+                        .on_outcome_unknown(policy);
+                    let resumed = durable::resume_run(registry, &run, resume, durability);
+                    interrupt::cancellable(&cancel, resumed).await
                 }
                 Durable::Resume {
                     continuation,
@@ -223,10 +255,28 @@ impl CodeHost {
     }
 }
 
+/// A run id no store has: the time and this process.
+fn fresh_run_id() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_nanos());
+    format!("run-{nanos:x}-{:x}", std::process::id())
+}
+
 /// What a durable run starts from.
 pub(crate) enum Durable {
-    /// A program, run with suspension enabled.
-    Program(String),
+    /// A program, run with suspension enabled (or only journaled in the store).
+    Program {
+        program: String,
+        /// Whether a call that asks suspends the run.
+        suspend: bool,
+    },
+    /// A run journaled in the store, resumed by id after its process died.
+    Stored {
+        run: String,
+        /// Whether a call whose outcome is unknown runs again (otherwise it fails).
+        retry_unknown: bool,
+    },
     /// A continuation, resumed with a decision.
     Resume {
         continuation: String,
@@ -310,12 +360,16 @@ pub(super) fn run(args: RunArgs) -> Result<Report, CliError> {
     let input = Input::new(args.program);
     let program = input.read_text()?;
     let mut host = CodeHost::new(args.yes, &args.mcp, language)?;
-    if !args.suspend {
+    if !args.suspend && args.store.store.is_none() {
         return completed_report(&host.run(program), args.json);
     }
-    let durability = crate::durability::durability()?;
+    let durability = args.store.durability()?;
+    let start = Durable::Program {
+        program,
+        suspend: args.suspend,
+    };
     let outcome = host
-        .run_durable(Durable::Program(program), &durability)
+        .run_durable(start, &durability)
         .map_err(|e| CliError::new(e.to_string()))?;
     outcome_report(outcome, args.json)
 }

@@ -109,6 +109,10 @@ struct CodeModeState {
     runs: runs::Runs,
     /// Durable starts waiting for their `run_code` execution, by call id.
     durable_starts: Mutex<HashMap<String, DurableStart>>,
+    /// Set once the write-ahead intent wrapper is installed (the first run journaled in a
+    /// store): registries without one keep their sub-calls' unwrapped dispatch.
+    #[cfg(feature = "store")]
+    intents: OnceLock<()>,
 }
 
 impl CodeModeState {
@@ -126,6 +130,8 @@ impl CodeModeState {
             fragments: sdk::SdkCache::new(),
             runs: Arc::default(),
             durable_starts: Mutex::default(),
+            #[cfg(feature = "store")]
+            intents: OnceLock::new(),
         }
     }
 

@@ -15,6 +15,9 @@ mod python;
 mod replay;
 #[path = "durable/scopes.rs"]
 mod scopes;
+#[cfg(feature = "store")]
+#[path = "durable/stored.rs"]
+mod stored;
 #[path = "durable/support.rs"]
 mod support;
 #[path = "durable/suspend.rs"]

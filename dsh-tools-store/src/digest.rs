@@ -54,51 +54,9 @@ pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
         })
 }
 
-/// The canonical JSON of `value`: object keys sorted by their UTF-16 code units (RFC 8785's
-/// order), no whitespace, strings and numbers as serde_json writes them (shortest round-trip
-/// form for floats).
-///
-/// ```
-/// use dsh_tools_store::canonical_json;
-/// use serde_json::json;
-/// assert_eq!(canonical_json(&json!({"b": [1, {"d": 2, "c": 3}], "a": "x"})),
-///            r#"{"a":"x","b":[1,{"c":3,"d":2}]}"#);
-/// ```
-pub fn canonical_json(value: &Value) -> String {
-    let mut out = String::new();
-    write(value, &mut out);
-    out
-}
-
-fn write(value: &Value, out: &mut String) {
-    match value {
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write(item, out);
-            }
-            out.push(']');
-        }
-        Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort_by(|a, b| a.encode_utf16().cmp(b.encode_utf16()));
-            out.push('{');
-            for (i, key) in keys.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                out.push_str(&Value::String(key.clone()).to_string());
-                out.push(':');
-                write(&map[key], out);
-            }
-            out.push('}');
-        }
-        scalar => out.push_str(&scalar.to_string()),
-    }
-}
+/// The canonical JSON of a value (RFC 8785), the text an [`ArgsDigest`] covers: the one of
+/// the whole workspace, [`dsh_tools::json::canonical_json`] (re-exported).
+pub use dsh_tools::json::canonical_json;
 
 #[cfg(test)]
 mod tests {

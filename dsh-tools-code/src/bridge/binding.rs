@@ -146,7 +146,7 @@ fn binding(
                             let submitted = lane.submit(input);
                             intake.lane_index += 1;
                             if submitted {
-                                Step::Submitted(lane_index)
+                                Step::Submitted(lane_index, number)
                             } else {
                                 // A closed lane: the run is over, and the call never runs.
                                 run.replies
@@ -175,18 +175,27 @@ fn binding(
                     }
                     entry.settled.answer()
                 }
-                Step::Submitted(index) => {
+                Step::Submitted(index, number) => {
                     let answer = std::future::poll_fn(|cx| {
                         let mut replies =
                             run.replies.lock().unwrap_or_else(PoisonError::into_inner);
                         replies.poll_answer(index, cx)
                     });
-                    answer.await.unwrap_or_else(|| {
+                    let answer = answer.await.unwrap_or_else(|| {
                         Err(format!(
                             "run_code run is over ({}); {name} result discarded",
                             run.reason()
                         ))
-                    })
+                    });
+                    // A run journaled in a store: the entry is written before the program
+                    // sees the result.
+                    #[cfg(feature = "store")]
+                    if let Some(durable) = &run.durable {
+                        durable.persist(number).await?;
+                    }
+                    #[cfg(not(feature = "store"))]
+                    let _ = number;
+                    answer
                 }
             }
         })
@@ -237,8 +246,8 @@ fn sub_call_id(call_id: &str, number: usize) -> Arc<str> {
 enum Step {
     /// The run is over: nothing submitted.
     Over,
-    /// Submitted to the lane as its call of this index: the commit answers.
-    Submitted(usize),
+    /// Submitted to the lane as its call of this index (sub-call number): the commit answers.
+    Submitted(usize, usize),
     /// Answered from the journal (sub-call number, arguments, entry).
     Replayed(Box<(usize, Value, JournalEntry)>),
     /// Refused (a divergence).

@@ -169,6 +169,10 @@ pub(crate) async fn run_code(
                 program_stop.clone(),
                 Arc::clone(&grants),
             );
+            #[cfg(feature = "store")]
+            if let Some(link) = run.link() {
+                link.know_tools(&tools);
+            }
             Some((Arc::new(run), start.suspension, start.snapshot))
         }
         None => None,

@@ -138,6 +138,18 @@ pub enum ContinuationError {
         /// The runtime's.
         expected: String,
     },
+    /// The durable store has no run of that id (`resume_run`).
+    #[error("the durable store has no run \"{run}\"")]
+    NoRun {
+        /// The run id asked for.
+        run: String,
+    },
+    /// The run already finished (`resume_run`): there is nothing to resume.
+    #[error("run \"{run}\" already finished: there is nothing to resume")]
+    RunFinished {
+        /// The run id.
+        run: String,
+    },
     /// The authenticated body could not be read (a bug, or a key shared with something else
     /// that writes other data).
     #[error("continuation body is unreadable: {0}")]
@@ -158,6 +170,8 @@ impl ContinuationError {
             Self::KeyTooShort { .. } => "CONTINUATION_KEY",
             Self::Language { .. } => "CONTINUATION_LANGUAGE",
             Self::Body(_) => "CONTINUATION_BODY",
+            Self::NoRun { .. } => "RUN_NOT_FOUND",
+            Self::RunFinished { .. } => "RUN_FINISHED",
         }
     }
 }

@@ -5,6 +5,7 @@
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use dsh_tools::ContextMessage;
+use dsh_tools::json::canonical_json;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -95,48 +96,29 @@ impl Journal {
     }
 }
 
-/// The digest of a call's arguments: SHA-256 of their canonical JSON (object keys sorted),
-/// truncated to 128 bits, base64url. Replays compare digests, never the arguments themselves.
+/// The digest of a call's arguments: SHA-256 of their canonical JSON
+/// ([`dsh_tools::json::canonical_json`], RFC 8785), truncated to 128 bits, base64url. Replays
+/// compare digests, never the arguments themselves.
 pub(crate) fn arguments_digest(arguments: &Value) -> String {
-    let mut canonical = Vec::new();
-    write_canonical(arguments, &mut canonical);
-    let digest = Sha256::digest(&canonical);
+    let digest = Sha256::digest(canonical_json(arguments).as_bytes());
     URL_SAFE_NO_PAD.encode(&digest[..16])
 }
 
-fn write_canonical(value: &Value, out: &mut Vec<u8>) {
-    match value {
-        Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort();
-            out.push(b'{');
-            for (index, key) in keys.into_iter().enumerate() {
-                if index > 0 {
-                    out.push(b',');
-                }
-                write_scalar(&Value::String(key.clone()), out);
-                out.push(b':');
-                write_canonical(&map[key], out);
-            }
-            out.push(b'}');
-        }
-        Value::Array(items) => {
-            out.push(b'[');
-            for (index, item) in items.iter().enumerate() {
-                if index > 0 {
-                    out.push(b',');
-                }
-                write_canonical(item, out);
-            }
-            out.push(b']');
-        }
-        scalar => write_scalar(scalar, out),
-    }
-}
+/// The prefix of a full digest (`sha256:<hex>`, the store's `ArgsDigest`): the digest a
+/// journal entry made from a write-ahead intent carries.
+const FULL: &str = "sha256:";
 
-fn write_scalar(value: &Value, out: &mut Vec<u8>) {
-    // Scalars always serialise.
-    let _ = serde_json::to_writer(&mut *out, value);
+/// Whether `arguments` are those `digest` was made of: a journal digest
+/// ([`arguments_digest`]) or a full one (`sha256:<hex>` of the same canonical JSON).
+pub(crate) fn digest_matches(digest: &str, arguments: &Value) -> bool {
+    match digest.strip_prefix(FULL) {
+        Some(hex) => {
+            let full = Sha256::digest(canonical_json(arguments).as_bytes());
+            let text: String = full.iter().map(|byte| format!("{byte:02x}")).collect();
+            text == hex
+        }
+        None => digest == arguments_digest(arguments),
+    }
 }
 
 #[cfg(test)]
@@ -160,6 +142,25 @@ mod tests {
             arguments_digest(&json!({"path": "a", "n": [{"x": 1, "y": 2}, 1]}))
         );
         assert_ne!(arguments_digest(&json!("1")), arguments_digest(&json!(1)));
+        // 1.0 and 1 are the same JSON number.
+        assert_eq!(
+            arguments_digest(&json!([1.0])),
+            arguments_digest(&json!([1]))
+        );
+    }
+
+    #[test]
+    fn full_digests_match_the_same_canonical_json() {
+        let args = json!({"b": 1, "a": [2.0]});
+        assert!(digest_matches(&arguments_digest(&args), &args));
+        // sha256 of `{"a":[2],"b":1}`.
+        let hex: String = Sha256::digest(br#"{"a":[2],"b":1}"#)
+            .iter()
+            .map(|byte| format!("{byte:02x}"))
+            .collect();
+        let full = format!("sha256:{hex}");
+        assert!(digest_matches(&full, &args));
+        assert!(!digest_matches(&full, &json!({"b": 1, "a": [3]})));
     }
 
     #[test]

@@ -108,6 +108,8 @@ mod continuation;
 mod journal;
 mod run;
 mod spent;
+#[cfg(feature = "store")]
+mod stored;
 
 use std::sync::{Arc, PoisonError};
 
@@ -120,6 +122,8 @@ use tokio_util::sync::CancellationToken;
 
 pub use continuation::{CONTINUATION_VERSION, ContinuationError, ContinuationKey, MIN_KEY_BYTES};
 pub use spent::{FileSpentStore, MemorySpentStore, SpentStore};
+#[cfg(feature = "store")]
+pub use stored::{OUTCOME_UNKNOWN, OutcomeUnknownPolicy, UNNAMED_APPROVER, resume_run};
 
 pub(crate) use journal::JournalEntry;
 pub(crate) use run::{Check, DurableRun, DurableStart, Ending, Suspension};
@@ -187,6 +191,9 @@ impl Decision {
 pub struct Durability {
     key: ContinuationKey,
     spent: Arc<dyn SpentStore>,
+    /// The store runs are journaled in as they go (feature `store`).
+    #[cfg(feature = "store")]
+    store: Option<Arc<dyn dsh_tools_store::DurableStore>>,
 }
 
 impl std::fmt::Debug for Durability {
@@ -198,7 +205,30 @@ impl std::fmt::Debug for Durability {
 impl Durability {
     /// Continuations sealed with `key`, spent ids kept in `spent`.
     pub fn new(key: ContinuationKey, spent: Arc<dyn SpentStore>) -> Self {
-        Self { key, spent }
+        Self {
+            key,
+            spent,
+            #[cfg(feature = "store")]
+            store: None,
+        }
+    }
+
+    /// The same, journaling every run in `store` as it goes (feature `store`): a run begins
+    /// in the store under its call id (an id the store already has is refused), each
+    /// side-effecting sub-call records a write-ahead intent before it is dispatched, each
+    /// completed sub-call is journaled before its result reaches the program, and a run whose
+    /// process died is resumed by id with [`resume_run`] (see `docs/CONTRACTS.md`, "Durable
+    /// runs").
+    #[cfg(feature = "store")]
+    pub fn with_store(mut self, store: Arc<dyn dsh_tools_store::DurableStore>) -> Self {
+        self.store = Some(store);
+        self
+    }
+
+    /// The store runs are journaled in, if any.
+    #[cfg(feature = "store")]
+    pub fn store(&self) -> Option<&Arc<dyn dsh_tools_store::DurableStore>> {
+        self.store.as_ref()
     }
 
     /// The language of the program `continuation` suspended (`typescript`, `python`): what
@@ -236,6 +266,17 @@ pub struct Resume {
     pub suspend: bool,
     /// Cancels the resumed run.
     pub cancel: CancellationToken,
+    /// What a run resumed by id ([`resume_run`]) does with a call whose outcome is unknown.
+    #[cfg(feature = "store")]
+    pub outcome_unknown: OutcomeUnknownPolicy,
+    /// Who made the decision (as the host authenticated them): recorded with it in the store
+    /// ([`UNNAMED_APPROVER`] when `None`).
+    #[cfg(feature = "store")]
+    pub approver: Option<String>,
+    /// How long the recorded decision applies (a call reached again after a crash, with the
+    /// same arguments, is not asked again until then). An hour unless set.
+    #[cfg(feature = "store")]
+    pub approval_ttl: std::time::Duration,
 }
 
 impl Resume {
@@ -246,7 +287,29 @@ impl Resume {
             agent: None,
             suspend: false,
             cancel: CancellationToken::new(),
+            #[cfg(feature = "store")]
+            outcome_unknown: OutcomeUnknownPolicy::default(),
+            #[cfg(feature = "store")]
+            approver: None,
+            #[cfg(feature = "store")]
+            approval_ttl: std::time::Duration::from_secs(3600),
         }
+    }
+
+    /// The same, the decision made by `approver` and applying for `ttl` (recorded in the
+    /// durability's store, bound to the digest of the pending calls' arguments).
+    #[cfg(feature = "store")]
+    pub fn approved_by(mut self, approver: impl Into<String>, ttl: std::time::Duration) -> Self {
+        self.approver = Some(approver.into());
+        self.approval_ttl = ttl;
+        self
+    }
+
+    /// The same, handling a call whose outcome is unknown by `policy` ([`resume_run`]).
+    #[cfg(feature = "store")]
+    pub fn on_outcome_unknown(mut self, policy: OutcomeUnknownPolicy) -> Self {
+        self.outcome_unknown = policy;
+        self
     }
 
     /// The same, calling tools as `agent`.
@@ -292,11 +355,58 @@ pub(crate) async fn run_code_suspendable(
     input: ToolExecutionInput,
     durability: &Durability,
 ) -> RunOutcome {
+    start_run(registry, input, durability, true).await
+}
+
+/// Runs a `run_code` call journaled as it goes in the durability's store (feature `store`),
+/// without suspension: a call that asks goes to the approval service. A run whose process
+/// dies is resumed by id with [`resume_run`]. Without a store nothing is journaled: the run is
+/// an ordinary one.
+#[cfg(feature = "store")]
+pub async fn run_code_journaled(
+    registry: &ToolRegistry,
+    input: ToolExecutionInput,
+    durability: &Durability,
+) -> RunOutcome {
+    start_run(registry, input, durability, false).await
+}
+
+async fn start_run(
+    registry: &ToolRegistry,
+    input: ToolExecutionInput,
+    durability: &Durability,
+    suspend: bool,
+) -> RunOutcome {
+    #[cfg(feature = "store")]
+    let link = match durability.store.as_ref() {
+        Some(store) if input.name == RUN_CODE_NAME => {
+            let root = input
+                .root_call_id
+                .as_deref()
+                .filter(|root| *root != input.call_id);
+            match stored::begin(store, registry, &input.call_id, &input.arguments, root).await {
+                Ok(link) => Some(link),
+                Err(message) => {
+                    let error = ToolError::with_info(
+                        message,
+                        ErrorInfo::new("DurableStoreError", "STORE_REFUSED"),
+                    );
+                    return RunOutcome::Completed(ToolExecutionResult::failure(error));
+                }
+            }
+        }
+        _ => None,
+    };
     let start = DurableStart {
-        suspend: true,
+        suspend,
+        #[cfg(feature = "store")]
+        link: link.clone(),
         ..DurableStart::default()
     };
-    run_durable(registry, input, start, durability).await
+    let outcome = run_durable(registry, input, start, durability).await;
+    #[cfg(feature = "store")]
+    let outcome = stored::finish(link.as_ref(), outcome).await;
+    outcome
 }
 
 /// Resumes a suspended run: opens `continuation` with the durability's key, spends its id,
@@ -324,17 +434,32 @@ pub(crate) async fn resume_code(
         Ok(false) => return Err(ContinuationError::Spent { id: payload.id }),
         Err(error) => return Err(ContinuationError::Store(error.to_string())),
     }
-    let mut input = ToolExecutionInput::new(
+    #[cfg(feature = "store")]
+    let decided: Vec<(PendingCall, Decision)> = payload
+        .pending
+        .iter()
+        .map(|pending| (pending.clone(), resume.decision))
+        .collect();
+    #[cfg(feature = "store")]
+    let link = stored::link(
+        registry,
+        durability,
+        &payload.run,
+        &decided,
+        &resume,
+        &payload.record,
+    )
+    .await?;
+    let input = resumed_input(
         payload.run,
-        RUN_CODE_NAME,
-        json!({"code": payload.program, "description": payload.description}),
+        &payload.program,
+        &payload.description,
+        payload.root,
+        &resume,
     );
-    input.root_call_id = payload.root;
-    input.agent = resume.agent;
-    input.cancel = resume.cancel;
     let start = DurableStart {
         suspend: resume.suspend,
-        journal: payload.journal,
+        journal: journal::Journal::from_entries(payload.journal),
         record: Some(payload.record),
         decided: payload
             .pending
@@ -343,12 +468,36 @@ pub(crate) async fn resume_code(
             .collect(),
         grants: payload.grants,
         snapshot: payload.snapshot,
+        #[cfg(feature = "store")]
+        link: link.clone(),
         ..DurableStart::default()
     };
-    Ok(run_durable(registry, input, start, durability).await)
+    let outcome = run_durable(registry, input, start, durability).await;
+    #[cfg(feature = "store")]
+    let outcome = stored::finish(link.as_ref(), outcome).await;
+    Ok(outcome)
 }
 
-async fn run_durable(
+/// The `run_code` call that resumes run `run` of `program`.
+pub(crate) fn resumed_input(
+    run: String,
+    program: &str,
+    description: &str,
+    root: Option<String>,
+    resume: &Resume,
+) -> ToolExecutionInput {
+    let mut input = ToolExecutionInput::new(
+        run,
+        RUN_CODE_NAME,
+        json!({"code": program, "description": description}),
+    );
+    input.root_call_id = root;
+    input.agent = resume.agent;
+    input.cancel = resume.cancel.clone();
+    input
+}
+
+pub(crate) async fn run_durable(
     registry: &ToolRegistry,
     input: ToolExecutionInput,
     start: DurableStart,

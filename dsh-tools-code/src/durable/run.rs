@@ -12,7 +12,7 @@ use dsh_tools::exec::{ToolExecutionResult, ToolRunContext};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use super::journal::{Journal, JournalEntry, Settled, arguments_digest};
+use super::journal::{Journal, JournalEntry, Settled, arguments_digest, digest_matches};
 use super::{Decision, PendingCall};
 use crate::events::{CodeDispatchEvent, CodeEventSink, emit};
 use crate::record::{RecordedRun, RunRecord};
@@ -26,8 +26,9 @@ use dsh_tools_core::hooks::Ask;
 pub(crate) struct DurableStart {
     /// Whether an `ask` suspends the run (otherwise it goes to the approval service).
     pub(crate) suspend: bool,
-    /// The journal to replay (empty for a fresh run).
-    pub(crate) journal: Vec<JournalEntry>,
+    /// The journal to replay (empty for a fresh run; a run recovered from a store may have
+    /// gaps: calls that completed out of order).
+    pub(crate) journal: Journal,
     /// The recorded sources to replay (`None`: a fresh record).
     pub(crate) record: Option<RecordedRun>,
     /// The calls the continuation left pending, with the decision made about each.
@@ -38,6 +39,9 @@ pub(crate) struct DurableStart {
     pub(crate) snapshot: Option<RunSnapshot>,
     /// Where the bridge leaves the suspension, if the run suspends.
     pub(crate) suspension: Arc<Mutex<Option<Suspension>>>,
+    /// The store the run is journaled in as it goes.
+    #[cfg(feature = "store")]
+    pub(crate) link: Option<Arc<super::stored::RunLink>>,
 }
 
 /// What a suspended run leaves behind (sealed into a continuation by the caller).
@@ -114,6 +118,8 @@ pub(crate) struct DurableRun {
     /// The run's approvals (shared with its entry among the runs in progress).
     grants: RunGrants,
     state: Mutex<State>,
+    #[cfg(feature = "store")]
+    link: Option<Arc<super::stored::RunLink>>,
 }
 
 #[derive(Default)]
@@ -148,7 +154,7 @@ impl DurableRun {
             Some(recorded) => RunRecord::replaying(recorded.clone()),
             None => RunRecord::new(),
         };
-        let replay = Journal::from_entries(start.journal.clone());
+        let replay = start.journal.clone();
         let state = State {
             journal: replay.clone(),
             ..State::default()
@@ -174,6 +180,8 @@ impl DurableRun {
             sink,
             grants,
             state: Mutex::new(state),
+            #[cfg(feature = "store")]
+            link: start.link.clone(),
         }
     }
 
@@ -244,7 +252,7 @@ impl DurableRun {
             format!(
                 "call {id} diverged from its journal: the program called tools.{tool}, {what} tools.{expected_tool}; nothing was dispatched"
             )
-        } else if expected_args != arguments_digest(arguments) {
+        } else if !digest_matches(&expected_args, arguments) {
             format!(
                 "call {id} diverged from its journal: tools.{tool} was called with other arguments than {what}; nothing was dispatched"
             )
@@ -288,6 +296,31 @@ impl DurableRun {
         let token = run.child_token();
         self.state().cancels.insert(number, token.clone());
         token
+    }
+
+    /// The store the run is journaled in as it goes.
+    #[cfg(feature = "store")]
+    pub(crate) fn link(&self) -> Option<&Arc<super::stored::RunLink>> {
+        self.link.as_ref()
+    }
+
+    /// Writes the journal entry of committed sub-call `number` to the run's store (nothing
+    /// without one, or for a call not journaled): before its result reaches the program. An
+    /// error is the message the program sees instead; the run stops.
+    #[cfg(feature = "store")]
+    pub(crate) async fn persist(&self, number: usize) -> Result<(), String> {
+        let Some(link) = &self.link else {
+            return Ok(());
+        };
+        let entry = self.state().journal.get(number).cloned();
+        let Some(entry) = entry else {
+            return Ok(());
+        };
+        let written = link.persist(number, &entry, self.record.snapshot()).await;
+        if written.is_err() {
+            self.stop.cancel();
+        }
+        written
     }
 
     /// Whether sub-call `number` is the one the run suspended on.
@@ -340,6 +373,21 @@ impl DurableRun {
             .strip_prefix(":code:")?
             .parse::<usize>()
             .ok()?;
+        // A decision recorded in the run's store for exactly these arguments (the call is
+        // reached again after a crash): not asked again.
+        #[cfg(feature = "store")]
+        if let Some(link) = &self.link {
+            let null = Value::Null;
+            let arguments = ask.exec.arguments.as_deref().unwrap_or(&null);
+            if let Some(approved) = link.decision(call_id, arguments) {
+                let outcome = if approved {
+                    ApprovalOutcome::AllowedOnce
+                } else {
+                    ApprovalOutcome::Rejected
+                };
+                return Some(Box::pin(std::future::ready(outcome)));
+            }
+        }
         if !self.suspend {
             return None;
         }

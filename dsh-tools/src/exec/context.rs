@@ -236,6 +236,21 @@ impl ToolRunContext {
         &self.execution.call_id
     }
 
+    /// The call's idempotency key: what a side-effecting tool keys its effect by, so that
+    /// applying it again for the same call changes nothing (`docs/CONTRACTS.md`, "Durable
+    /// runs"). It is the call id: for a sub-call of a durable Code Mode run,
+    /// `<run id>:code:<n>` — the same when the call is replayed, retried after its outcome was
+    /// unknown, or resumed on another machine; for a top-level call, the caller's call id.
+    ///
+    /// ```
+    /// use dsh_tools::exec::ToolRunContext;
+    /// let ctx = ToolRunContext::detached("run-1:code:3");
+    /// assert_eq!(ctx.idempotency_key(), "run-1:code:3");
+    /// ```
+    pub fn idempotency_key(&self) -> &str {
+        &self.execution.call_id
+    }
+
     /// The outermost call id.
     pub fn root_call_id(&self) -> &str {
         &self.execution.root_call_id
