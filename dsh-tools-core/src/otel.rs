@@ -7,7 +7,6 @@
 //! context is taken once: the call's own sub-calls nest under its span as usual.
 
 use std::cell::RefCell;
-use std::future::Future;
 
 use opentelemetry::Context;
 use tracing_opentelemetry::OpenTelemetrySpanExt as _;
@@ -17,7 +16,8 @@ tokio::task_local! {
 }
 
 /// Runs `work` with `parent` as the parent of the first `tool.execute` span it starts.
-pub(crate) async fn with_remote_parent<F: Future>(parent: Context, work: F) -> F::Output {
+#[cfg(feature = "mcp")]
+pub(crate) async fn with_remote_parent<F: std::future::Future>(parent: Context, work: F) -> F::Output {
     REMOTE_PARENT.scope(RefCell::new(Some(parent)), work).await
 }
 
