@@ -17,7 +17,10 @@ tokio::task_local! {
 
 /// Runs `work` with `parent` as the parent of the first `tool.execute` span it starts.
 #[cfg(feature = "mcp")]
-pub(crate) async fn with_remote_parent<F: std::future::Future>(parent: Context, work: F) -> F::Output {
+pub(crate) async fn with_remote_parent<F: std::future::Future>(
+    parent: Context,
+    work: F,
+) -> F::Output {
     REMOTE_PARENT.scope(RefCell::new(Some(parent)), work).await
 }
 

@@ -11,12 +11,15 @@ use dsh_tools::ToolDefinition;
 use dsh_tools::exec::ToolExecutionInput;
 use dsh_tools_runtime::code::CodeMode;
 use dsh_tools_runtime::code::quickjs::{QuickJsConfig, QuickJsRuntime};
+use dsh_tools_runtime::mcp::rmcp::model::{CallToolRequestParams, RequestMetaObject};
+use dsh_tools_runtime::mcp::rmcp::service::{RoleClient, RunningService};
+use dsh_tools_runtime::mcp::rmcp::transport::StreamableHttpClientTransport;
 use dsh_tools_runtime::mcp::{McpImport, McpServer};
 use dsh_tools_runtime::{PresentationMode, RegistryConfig, ToolRegistry};
 use opentelemetry::trace::{SpanKind, Status, TracerProvider as _};
 use opentelemetry::{KeyValue, Value as OtelValue};
 use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData};
-use serde_json::json;
+use serde_json::{Map, json};
 use tracing_subscriber::layer::SubscriberExt as _;
 
 /// The process's subscriber (global: Code Mode polls sub-calls on its sandbox threads) and the
@@ -200,4 +203,64 @@ async fn the_trace_crosses_an_mcp_import_and_comes_back() {
     );
     assert!(served.parent_span_is_remote);
     assert_eq!(string(served, "gen_ai.tool.name").unwrap(), "echo");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_served_call_continues_the_meta_traceparent_and_tracestate() {
+    exporter();
+    let served = registry(PresentationMode::Native);
+    let server = McpServer::new(&served)
+        .serve_http("127.0.0.1:0".parse().unwrap())
+        .await
+        .unwrap();
+    let transport = StreamableHttpClientTransport::from_uri(server.url());
+    let client: RunningService<RoleClient, ()> =
+        dsh_tools_runtime::mcp::rmcp::serve_client((), transport)
+            .await
+            .unwrap();
+    let call = |text: &str, traceparent: &str| {
+        let mut meta = Map::new();
+        meta.insert("traceparent".into(), json!(traceparent));
+        meta.insert("tracestate".into(), json!("vendor=abc"));
+        let mut params = CallToolRequestParams::new("echo")
+            .with_arguments(json!({"text": text}).as_object().cloned().unwrap());
+        params.meta = Some(RequestMetaObject::from(meta));
+        params
+    };
+    let remote = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    client
+        .peer()
+        .call_tool(call("traced-meta", remote))
+        .await
+        .unwrap();
+    // Not a W3C traceparent (an all-zero trace id): ignored, the call starts its own trace.
+    let invalid = "00-00000000000000000000000000000000-00f067aa0ba902b7-01";
+    client
+        .peer()
+        .call_tool(call("untraced-meta", invalid))
+        .await
+        .unwrap();
+    client.cancel().await.unwrap();
+    server.shutdown().await;
+
+    let spans = spans();
+    let traced: Vec<&SpanData> = spans
+        .iter()
+        .filter(|s| s.span_context.trace_id().to_string() == "4bf92f3577b34da6a3ce929d0e0e4736")
+        .collect();
+    assert_eq!(traced.len(), 1, "{traced:#?}");
+    let traced = traced[0];
+    assert_eq!(traced.name, "execute_tool echo");
+    assert_eq!(traced.parent_span_id.to_string(), "00f067aa0ba902b7");
+    assert!(traced.parent_span_is_remote);
+    assert_eq!(traced.span_context.trace_state().header(), "vendor=abc");
+    let invalid_parent: Vec<&SpanData> = spans
+        .iter()
+        .filter(|s| s.parent_span_id.to_string() == "00f067aa0ba902b7")
+        .collect();
+    assert_eq!(
+        invalid_parent.len(),
+        1,
+        "only the valid traceparent is continued"
+    );
 }
