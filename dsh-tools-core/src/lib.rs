@@ -28,6 +28,8 @@ mod error;
 pub mod extension;
 #[cfg(feature = "mcp")]
 pub mod mcp;
+#[cfg(feature = "otel")]
+mod otel;
 mod pipeline;
 #[cfg(feature = "provider")]
 pub mod provider;

@@ -15,6 +15,8 @@ mod name;
 mod progress;
 mod render;
 mod serve;
+#[cfg(feature = "otel")]
+mod trace;
 
 pub use error::McpError;
 pub use import::{

@@ -183,12 +183,14 @@ pub(crate) fn applicable<K: HookKind, H: Host>(host: &H, exec: &ToolExecution) -
 /// is published per call).
 pub(crate) async fn execute<H: Host>(host: &H, input: ToolExecutionInput) -> ToolExecutionResult {
     let input = CallInput::from(input);
-    let span = call_span(&input, None);
+    let span = call_span(&input, None, None);
     // The pipeline's future is large: box it once instead of moving it through every adapter
     // (measurably cheaper than the memmoves).
     if span.is_disabled() {
         return run(host, input).await;
     }
+    #[cfg(feature = "otel")]
+    crate::otel::adopt_remote_parent(&span);
     let pipeline = Box::pin(run(host, input));
     let started = Instant::now();
     let result = pipeline.instrument(span.clone()).await;
@@ -386,26 +388,60 @@ pub(crate) async fn execute_batch<H: Host>(
         .await
 }
 
-/// The `tool.execute` span of one call (`index`: its position in a batch or a run's lane).
-pub(crate) fn call_span(input: &CallInput, index: Option<usize>) -> tracing::Span {
-    let span = tracing::info_span!(
-        "tool.execute",
-        tool = %input.name.as_str(),
-        call_id = %input.call_id.as_str(),
-        nested = input.parent.is_some(),
-        batch_index = tracing::field::Empty,
-        outcome = tracing::field::Empty,
-        duration_us = tracing::field::Empty,
-    );
+/// The `tool.execute` span of one call (`index`: its position in a batch or a run's lane),
+/// under the current span or, when given, under `parent`.
+///
+/// It follows the OpenTelemetry GenAI semantic conventions for a tool execution
+/// (`docs/CONTRACTS.md`, "Spans"): exported through `tracing-opentelemetry` it is named
+/// `execute_tool <tool>` (`otel.name`), internal, with `gen_ai.operation.name`,
+/// `gen_ai.tool.name`, `gen_ai.tool.call.id` and `gen_ai.tool.type`; [`record_outcome`] adds
+/// `error.type` and the error status on a failure.
+pub(crate) fn call_span(
+    input: &CallInput,
+    index: Option<usize>,
+    parent: Option<&tracing::Span>,
+) -> tracing::Span {
+    let name = input.name.as_str();
+    // One field list for both parents (a macro: `info_span!` takes its fields as tokens).
+    macro_rules! span {
+        ($($parent:tt)*) => {
+            tracing::info_span!(
+                $($parent)*
+                "tool.execute",
+                otel.name = format_args!("execute_tool {name}"),
+                otel.kind = "internal",
+                gen_ai.operation.name = "execute_tool",
+                gen_ai.tool.name = name,
+                gen_ai.tool.call.id = input.call_id.as_str(),
+                gen_ai.tool.r#type = "function",
+                nested = input.parent.is_some(),
+                batch_index = tracing::field::Empty,
+                outcome = tracing::field::Empty,
+                duration_us = tracing::field::Empty,
+                error.r#type = tracing::field::Empty,
+                otel.status_code = tracing::field::Empty,
+            )
+        };
+    }
+    let span = match parent {
+        Some(parent) => span!(parent: parent,),
+        None => span!(),
+    };
     if let Some(index) = index {
         span.record("batch_index", index);
     }
     span
 }
 
-/// Records a call's outcome and duration on its span.
+/// Records a call's outcome and duration on its span; a failure also gets `error.type` (its
+/// stable error code, `_OTHER` when it has none) and the OpenTelemetry error status.
 pub(crate) fn record_outcome(span: &tracing::Span, result: &ToolExecutionResult, started: Instant) {
     span.record("outcome", if result.is_error() { "error" } else { "ok" });
+    if let Some(error) = result.error() {
+        let code = error.info().map_or("_OTHER", |info| &info.code);
+        span.record("error.type", code);
+        span.record("otel.status_code", "ERROR");
+    }
     span.record(
         "duration_us",
         u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX),

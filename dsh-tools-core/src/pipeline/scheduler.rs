@@ -97,6 +97,11 @@ pub(crate) struct Scheduler<H: Host> {
     slots: Vec<Slot>,
     committing: Option<BoxFuture<'static, ToolExecutionResult>>,
     shape: Shape,
+    /// Stream shape: the span current when the lane was made (a Code Mode run's `tool.execute`),
+    /// the parent of its calls' spans, and its subscriber — a lane is polled wherever its owner
+    /// polls it (a sandbox thread), outside that span and maybe without that thread's default
+    /// subscriber. `None` when no span was current.
+    parent: Option<(tracing::Span, tracing::Dispatch)>,
 }
 
 impl<H: Host> Scheduler<H> {
@@ -116,6 +121,7 @@ impl<H: Host> Scheduler<H> {
             slots: std::iter::repeat_with(Slot::default).take(total).collect(),
             committing: None,
             shape: Shape::Batch(Vec::with_capacity(total)),
+            parent: None,
         }
     }
 
@@ -138,6 +144,10 @@ impl<H: Host> Scheduler<H> {
             abandoned: 0,
             on_start,
         };
+        let current = tracing::Span::current();
+        scheduler.parent = current
+            .with_subscriber(|(_, dispatch)| dispatch.clone())
+            .map(|dispatch| (current, dispatch));
         scheduler
     }
 
@@ -391,7 +401,11 @@ impl<H: Host> Scheduler<H> {
         }
         let checked = matches!(self.shape, Shape::Stream { checked: true, .. });
         // Phases 1–2 in place; only a pre-execute waterfall to await gets a future of its own.
-        let span = call_span(&input, Some(index));
+        let span = call_span(
+            &input,
+            Some(index),
+            self.parent.as_ref().map(|(span, _)| span),
+        );
         let started = (!span.is_disabled()).then(Instant::now);
         let entered = span.enter();
         let mut call = super::begin_resolved(&self.host, input, checked, resolved);
@@ -467,6 +481,21 @@ impl<H: Host> Future for Scheduler<H> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.get_mut();
+        match &this.parent {
+            // A lane's calls report to the subscriber of the span it was made under.
+            Some((_, dispatch)) => {
+                let dispatch = dispatch.clone();
+                tracing::dispatcher::with_default(&dispatch, || this.poll_calls(cx))
+            }
+            None => this.poll_calls(cx),
+        }
+    }
+}
+
+impl<H: Host> Scheduler<H> {
+    /// One poll of the calls (see [`Future::poll`]).
+    fn poll_calls(&mut self, cx: &mut Context<'_>) -> Poll<Vec<ToolExecutionResult>> {
+        let this = self;
         // The source is read once per poll: it takes every input already sent, and nothing
         // this poll does sends more (a later send wakes the task).
         let mut progressed = this.poll_source(cx);

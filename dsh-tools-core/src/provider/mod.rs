@@ -46,6 +46,8 @@
 //! # });
 //! ```
 
+#[cfg(feature = "async-openai")]
+pub mod async_openai;
 mod content;
 mod error;
 mod parse;

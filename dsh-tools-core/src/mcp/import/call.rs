@@ -102,7 +102,17 @@ impl CallLink {
         ctx: &ToolRunContext,
     ) -> Result<Value, Attempt> {
         let cancel = ctx.cancellation();
-        let params = CallToolRequestParams::new(raw.to_owned()).with_arguments(arguments);
+        #[allow(unused_mut, reason = "the trace context is the `otel` feature's")]
+        let mut params = CallToolRequestParams::new(raw.to_owned()).with_arguments(arguments);
+        // The calling span's trace context travels in `_meta` (SEP-414).
+        #[cfg(feature = "otel")]
+        {
+            let mut meta = rmcp::model::RequestMetaObject::new();
+            crate::mcp::trace::inject_current(&mut meta);
+            if !meta.is_empty() {
+                params.meta = Some(meta);
+            }
+        }
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
         let send = self
             .peer

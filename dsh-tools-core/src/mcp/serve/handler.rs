@@ -122,6 +122,19 @@ impl ServerHandler for RegistryHandler {
             .registry
             .get(&input.name, Some(self.agent))
             .is_some_and(|def| declares_object_output(&def));
+        #[cfg(feature = "otel")]
+        let result = {
+            // The caller's trace continues here (SEP-414): the call's span is its child.
+            let parent = crate::mcp::trace::extract(&context.meta)
+                .or_else(|| request.meta.as_deref().and_then(crate::mcp::trace::extract));
+            match parent {
+                Some(parent) => {
+                    crate::otel::with_remote_parent(parent, self.registry.execute(input)).await
+                }
+                None => self.registry.execute(input).await,
+            }
+        };
+        #[cfg(not(feature = "otel"))]
         let result = self.registry.execute(input).await;
         if let Some(progress) = progress {
             progress.flush().await;
