@@ -159,7 +159,10 @@ async fn tool_search_returns_full_definitions_and_found_tools_join_at_the_end() 
     );
     // Another scope found nothing; the global view neither.
     assert_eq!(wire_names(&registry, None), before);
-    assert_eq!(wire_names(&registry, Some(registry.new_scope().id())), before);
+    assert_eq!(
+        wire_names(&registry, Some(registry.new_scope().id())),
+        before
+    );
 }
 
 #[tokio::test]

@@ -217,7 +217,9 @@ fn asking(reason: Option<&str>) -> dsh_tools_runtime::hooks::PreExecuteFn {
 async fn ask_without_an_approval_service_denies_with_the_ask_reason() {
     let (registry, probe) = probe_registry();
     registry.on_pre_execute(asking(Some("writes files"))).keep();
-    let result = registry.execute(call_as("probe", &registry.new_scope())).await;
+    let result = registry
+        .execute(call_as("probe", &registry.new_scope()))
+        .await;
     assert_eq!(wire(&result), failure("writes files"));
     assert_eq!(probe.runs(), 0);
 }
@@ -393,7 +395,9 @@ async fn a_cancelled_approval_of_an_aborted_caller_is_aborted_before_dispatch() 
         .on_post_execute(recording_post(&recorder, "post"))
         .keep();
     ScriptedApproval::mount(&registry, Script::InterruptTurn);
-    let result = registry.execute(call_as("probe", &registry.new_scope())).await;
+    let result = registry
+        .execute(call_as("probe", &registry.new_scope()))
+        .await;
     assert_eq!(wire(&result), aborted_before_dispatch());
     assert_eq!(
         recorder.entries(),
@@ -461,7 +465,9 @@ async fn an_approval_service_panicking_before_its_future_is_a_final_error() {
     let (registry, recorder, _) = recorded_probe();
     registry.on_pre_execute(asking(None)).keep();
     ScriptedApproval::mount(&registry, Script::PanicNow);
-    let result = registry.execute(call_as("probe", &registry.new_scope())).await;
+    let result = registry
+        .execute(call_as("probe", &registry.new_scope()))
+        .await;
     assert_eq!(wire(&result), failure("approval channel exploded"));
     assert_eq!(
         recorder.entries(),
@@ -474,7 +480,9 @@ async fn an_approval_future_panicking_is_a_final_error() {
     let (registry, recorder, _) = recorded_probe();
     registry.on_pre_execute(asking(None)).keep();
     ScriptedApproval::mount(&registry, Script::PanicLater);
-    let result = registry.execute(call_as("probe", &registry.new_scope())).await;
+    let result = registry
+        .execute(call_as("probe", &registry.new_scope()))
+        .await;
     assert_eq!(wire(&result), failure("approval future exploded"));
     assert!(!recorder.entries().contains(&"post".to_owned()));
 }
@@ -523,7 +531,9 @@ async fn a_tool_restricted_away_is_unknown_to_that_scope_only() {
             "UNKNOWN_TOOL"
         )
     );
-    let allowed = registry.execute(call_as("probe", &registry.new_scope())).await;
+    let allowed = registry
+        .execute(call_as("probe", &registry.new_scope()))
+        .await;
     assert_eq!(wire(&allowed), text_success("probe ran"));
     assert_eq!(probe.runs(), 1);
 }
