@@ -348,3 +348,31 @@ async fn a_deferred_server_is_found_through_tool_search_and_stays_callable() {
     connection.resync().await.unwrap();
     assert_eq!(registry.deferred(None).len(), 2);
 }
+
+/// An `https://` server is reached over TLS: the first bytes the client sends are a TLS
+/// handshake record (content type 22), not plain HTTP and not nothing (a build without TLS fails
+/// before it connects). The listener then hangs up, so the import fails.
+#[tokio::test]
+async fn an_https_server_is_reached_over_tls() {
+    use tokio::io::AsyncReadExt as _;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("a loopback port");
+    let port = listener.local_addr().expect("its address").port();
+    let first_byte = tokio::spawn(async move {
+        let (mut socket, _) = listener.accept().await.expect("the client connects");
+        socket.read_u8().await.expect("the client sends a byte")
+    });
+    let registry = ToolRegistry::new();
+    let url = format!("https://127.0.0.1:{port}/mcp");
+    let Err(error) = McpImport::new(&registry).connect_http("tls", &url).await else {
+        panic!("a listener that hangs up is no MCP server");
+    };
+    // Bounds a failure (the client never connected), not a synchronisation: the byte was read
+    // before the listener hung up, which is what failed the import.
+    let byte = tokio::time::timeout(Duration::from_secs(30), first_byte)
+        .await
+        .unwrap_or_else(|_| panic!("the client never connected over TLS: {error}"))
+        .expect("the listener task");
+    assert_eq!(byte, 0x16, "a TLS handshake record opens the connection");
+}
