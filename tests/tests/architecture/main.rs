@@ -146,7 +146,10 @@ const CORE_EDGES: &[(&str, &[&str])] = &[
     ("extension", &["error", "pipeline", "registry"]),
     ("dialect", &["registry"]),
     ("provider", &["dialect", "registry"]),
-    ("mcp", &["approval", "error", "otel", "pipeline", "registry"]),
+    (
+        "mcp",
+        &["approval", "error", "otel", "pipeline", "registry"],
+    ),
 ];
 
 /// `graph`'s edges against `declared` (a module left out names nothing): what differs, if
