@@ -3,6 +3,7 @@
 mod accept;
 mod approval;
 mod auth;
+mod first;
 mod gate;
 mod handler;
 mod http;
@@ -169,11 +170,23 @@ impl McpServer {
 
     /// Serves one session over a byte stream pair (newline-delimited JSON-RPC), until the
     /// client disconnects.
-    pub async fn serve_io<R, W>(&self, reader: R, writer: W) -> Result<(), McpError>
+    ///
+    /// A request before the session is open (neither `initialize` nor a stateless request
+    /// carrying the protocol version in its `_meta`) is answered with an error saying what to
+    /// send first, and the session stays open.
+    pub async fn serve_io<R, W>(&self, reader: R, mut writer: W) -> Result<(), McpError>
     where
         R: AsyncRead + Send + Unpin + 'static,
         W: AsyncWrite + Send + Unpin + 'static,
     {
+        use tokio::io::AsyncReadExt as _;
+        let (opening, rest) = first::until_open(reader, &mut writer)
+            .await
+            .map_err(|e| McpError::Serve(format!("reading the session's first request: {e}")))?;
+        if opening.is_empty() {
+            return Ok(());
+        }
+        let reader = std::io::Cursor::new(opening).chain(rest);
         let running = rmcp::serve_server(self.handler(), (reader, writer))
             .await
             .map_err(|e| McpError::Serve(e.to_string()))?;
