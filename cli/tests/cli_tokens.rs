@@ -65,3 +65,52 @@ fn a_malformed_list_is_bad_input() {
     assert_eq!(code, 2);
     assert!(stderr.contains("line 1"), "{stderr}");
 }
+
+/// Tool results whose value reaches the model through the default renderer are pretty JSON
+/// (2-space indentation; `docs/CONTRACTS.md`, "Tools and results"). What that costs against
+/// compact JSON, on the structured values of the example tools run over this repository's own
+/// `cli/` tree: printed as the figures of BENCHMARKS.md ("Tool results: pretty or compact
+/// JSON"), and compact must cost less on every value that has structure.
+#[test]
+fn result_values_pretty_against_compact_json() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let calls: [(&str, &str); 5] = [
+        ("list_dir", r#"{"path": "src"}"#),
+        ("glob", r#"{"pattern": "**/*.rs", "limit": 60}"#),
+        ("grep", r#"{"pattern": "fn main", "max_matches": 40}"#),
+        (
+            "grep",
+            r#"{"pattern": "pub\\(crate\\) fn", "max_matches": 200}"#,
+        ),
+        (
+            "bash",
+            r#"{"command": "ls src | head -20", "description": "List"}"#,
+        ),
+    ];
+    let (mut pretty_total, mut compact_total) = (0, 0);
+    for (tool, args) in calls {
+        let (code, out, stderr) =
+            support::dsh_tools(root, &["call", "--json", "--yes", tool, args], "");
+        assert_eq!(code, 0, "{tool} {args}: {stderr}");
+        let result: Value = serde_json::from_str(&out).expect("the result as JSON");
+        let value = &result["value"];
+        assert!(value.is_object() || value.is_array(), "{tool}: {value}");
+        let pretty = dsh_tools_runtime::dsh_tools::json::render_pretty(value);
+        let compact = serde_json::to_string(value).unwrap();
+        let (p, c) = (
+            dsh_tools_runtime::tokens::count(&pretty),
+            dsh_tools_runtime::tokens::count(&compact),
+        );
+        println!(
+            "{tool} {args}: pretty {p} tokens, compact {c} ({:.2}x)",
+            p as f64 / c as f64
+        );
+        assert!(c < p, "{tool}: compact {c} >= pretty {p}");
+        pretty_total += p;
+        compact_total += c;
+    }
+    println!(
+        "all: pretty {pretty_total} tokens, compact {compact_total} ({:.2}x)",
+        pretty_total as f64 / compact_total as f64
+    );
+}
