@@ -1,0 +1,44 @@
+//! Code Mode: the bridge, the QuickJS sandbox, the TypeScript and Python SDKs, the type strip, tsc, the Monty runtime, wrong programs, durable runs.
+//!
+//! One test binary for this area (each former `tests/<name>.rs` is a module of it): the
+//! runtime is linked once for all of them. Tests that measure the process (leaks, resident
+//! set, CPU time, a global allocator or tracing subscriber) keep binaries of their own:
+//! `tests/leaks.rs`, `tests/durable_leaks.rs`, `tests/load.rs`, `tests/otel.rs`,
+//! `tests/hostile.rs`, `tests/python_hostile.rs`.
+#![cfg(feature = "code-mode")]
+
+#[path = "../support/mod.rs"]
+mod support;
+#[path = "../sandbox/support.rs"]
+#[allow(
+    dead_code,
+    missing_docs,
+    unreachable_pub,
+    reason = "the sandbox tests' helpers; each module uses a few"
+)]
+mod sandbox_support;
+#[cfg(feature = "python")]
+#[path = "../python/support.rs"]
+#[allow(
+    dead_code,
+    missing_docs,
+    unreachable_pub,
+    reason = "the Python tests' helpers; each module uses a few"
+)]
+mod python_support;
+
+mod code_mode;
+mod code_bridge;
+mod cancellation;
+mod sandbox;
+mod sdk;
+mod sdk_fragments;
+mod strip_differential;
+mod strip_regressions;
+mod tsc;
+mod wrong_programs_ts;
+mod durable;
+mod python_sdk;
+mod python_code_mode;
+mod python_runtime;
+mod wrong_programs_py;
