@@ -1,4 +1,5 @@
-//! Code Mode: the bridge, the QuickJS sandbox, the TypeScript and Python SDKs, the type strip, tsc, the Monty runtime, wrong programs, durable runs.
+//! Code Mode: the bridge, the QuickJS sandbox, the TypeScript and Python SDKs, the type strip, tsc,
+//! the Monty runtime, wrong programs, durable runs.
 //!
 //! One test binary for this area (each former `tests/<name>.rs` is a module of it): the
 //! runtime is linked once for all of them. Tests that measure the process (leaks, resident
@@ -7,16 +8,6 @@
 //! `tests/hostile.rs`, `tests/python_hostile.rs`.
 #![cfg(feature = "code-mode")]
 
-#[path = "../support/mod.rs"]
-mod support;
-#[path = "../sandbox/support.rs"]
-#[allow(
-    dead_code,
-    missing_docs,
-    unreachable_pub,
-    reason = "the sandbox tests' helpers; each module uses a few"
-)]
-mod sandbox_support;
 #[cfg(feature = "python")]
 #[path = "../python/support.rs"]
 #[allow(
@@ -26,19 +17,29 @@ mod sandbox_support;
     reason = "the Python tests' helpers; each module uses a few"
 )]
 mod python_support;
+#[path = "../sandbox/support.rs"]
+#[allow(
+    dead_code,
+    missing_docs,
+    unreachable_pub,
+    reason = "the sandbox tests' helpers; each module uses a few"
+)]
+mod sandbox_support;
+#[path = "../support/mod.rs"]
+mod support;
 
-mod code_mode;
-mod code_bridge;
 mod cancellation;
+mod code_bridge;
+mod code_mode;
+mod durable;
+mod python_code_mode;
+mod python_runtime;
+mod python_sdk;
 mod sandbox;
 mod sdk;
 mod sdk_fragments;
 mod strip_differential;
 mod strip_regressions;
 mod tsc;
-mod wrong_programs_ts;
-mod durable;
-mod python_sdk;
-mod python_code_mode;
-mod python_runtime;
 mod wrong_programs_py;
+mod wrong_programs_ts;

@@ -1,4 +1,5 @@
-//! The MCP bridge: importing servers' tools, serving a registry, approval and elicitation, authorization, names, protocol conformance, real peers.
+//! The MCP bridge: importing servers' tools, serving a registry, approval and elicitation,
+//! authorization, names, protocol conformance, real peers.
 //!
 //! One test binary for this area (each former `tests/<name>.rs` is a module of it): the
 //! runtime is linked once for all of them. Tests that measure the process (leaks, resident
@@ -7,10 +8,10 @@
 //! `tests/hostile.rs`, `tests/python_hostile.rs`.
 #![cfg(feature = "mcp")]
 
-#[path = "../mcp_support/mod.rs"]
-mod mcp_support;
 #[path = "../mcp_auth_support/mod.rs"]
 mod mcp_auth_support;
+#[path = "../mcp_support/mod.rs"]
+mod mcp_support;
 
 mod mcp_approval;
 mod mcp_ask;

@@ -1,4 +1,5 @@
-//! The registry and the execution pipeline for native tools: stages, hooks, scopes, batches, timeouts, budgets, policies, progress, callers, deferred tools, search and token counts.
+//! The registry and the execution pipeline for native tools: stages, hooks, scopes, batches,
+//! timeouts, budgets, policies, progress, callers, deferred tools, search and token counts.
 //!
 //! One test binary for this area (each former `tests/<name>.rs` is a module of it): the
 //! runtime is linked once for all of them. Tests that measure the process (leaks, resident
@@ -6,25 +7,25 @@
 //! `tests/leaks.rs`, `tests/durable_leaks.rs`, `tests/load.rs`, `tests/otel.rs`,
 //! `tests/hostile.rs`, `tests/python_hostile.rs`.
 
-#[path = "../support/mod.rs"]
-mod support;
 #[cfg(feature = "mcp")]
 #[path = "../mcp_support/mod.rs"]
 mod mcp_support;
+#[path = "../support/mod.rs"]
+mod support;
 
-mod pipeline;
-mod hooks;
-mod registry;
-mod scopes;
 mod batch;
 mod batch_outcomes;
 mod budgets;
 mod callers;
 mod deferred;
+mod hooks;
 mod malformed_args;
+mod pipeline;
 mod policy_matrix;
 mod progress;
-mod timeout;
-mod search;
 mod readme;
+mod registry;
+mod scopes;
+mod search;
+mod timeout;
 mod tokens;

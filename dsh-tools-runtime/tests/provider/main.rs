@@ -1,4 +1,5 @@
-//! Provider turns and dialects: tool calls in and results out of the providers' shapes, their official SDKs, the dialects' schema rendering, ACP tool cards, async-openai types.
+//! Provider turns and dialects: tool calls in and results out of the providers' shapes, their
+//! official SDKs, the dialects' schema rendering, ACP tool cards, async-openai types.
 //!
 //! One test binary for this area (each former `tests/<name>.rs` is a module of it): the
 //! runtime is linked once for all of them. Tests that measure the process (leaks, resident
@@ -9,8 +10,8 @@
 #[cfg(feature = "provider")]
 mod kit;
 
-mod provider_turn;
-mod provider_sdk;
-mod dialect;
 mod acp;
 mod async_openai;
+mod dialect;
+mod provider_sdk;
+mod provider_turn;
