@@ -5,7 +5,8 @@
 //! runtime is linked once for all of them. Tests that measure the process (leaks, resident
 //! set, CPU time, a global allocator or tracing subscriber) keep binaries of their own:
 //! `tests/leaks.rs`, `tests/durable_leaks.rs`, `tests/load.rs`, `tests/otel.rs`,
-//! `tests/hostile.rs`, `tests/python_hostile.rs`.
+//! `tests/hostile.rs`, `tests/python_hostile.rs`; so does `tests/readme.rs`, whose README
+//! text shows a type's path in the crate `readme` (`readme::Todos`).
 #![cfg(feature = "mcp")]
 
 #[path = "../mcp_auth_support/mod.rs"]

@@ -152,7 +152,7 @@ fn example(source: &str, marker: &str) -> Vec<String> {
 
 #[test]
 fn the_readme_shows_these_examples() {
-    let readme = include_str!("../../../README.md");
+    let readme = include_str!("../../README.md");
     let source = include_str!("readme.rs");
     for (heading, marker) in [
         ("## Large results", "// README: large results"),
