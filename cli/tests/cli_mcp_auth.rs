@@ -1,7 +1,7 @@
 //! `dsh-tools mcp serve --http` authorization flags (`docs/CONTRACTS.md`, "MCP server
 //! authorization"): a bind other than loopback without authorization is refused, and
 //! `--auth-issuer` makes the server challenge requests without a token. (Tokens against a real
-//! authorization server: dsh-tools-runtime/tests/mcp_auth.rs.)
+//! authorization server: dsh-tools-runtime/tests/mcp/mcp_auth.rs.)
 
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};
 use std::net::TcpStream;

@@ -1,5 +1,5 @@
 // A real OAuth 2.1 authorization server for the MCP authorization tests
-// (dsh-tools-runtime/tests/mcp_auth.rs): the npm `oidc-provider` package on a loopback port,
+// (dsh-tools-runtime/tests/mcp/mcp_auth.rs): the npm `oidc-provider` package on a loopback port,
 // issuing JWT access tokens by client_credentials with a resource indicator (RFC 8707), so that
 // a token's `aud` is the resource the test asks for.
 //

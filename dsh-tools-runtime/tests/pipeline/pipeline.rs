@@ -3,7 +3,7 @@
 //! outcomes, output validation, execute wrappers, post-execute decisions, cancellation, the
 //! finaliser and result notifications. Every expected result is compared in its wire form.
 
-mod support;
+use crate::support;
 
 use std::num::NonZeroUsize;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -3,7 +3,7 @@
 //! apart from any sandbox.
 #![cfg(feature = "code-mode")]
 
-mod support;
+use crate::support;
 
 use std::sync::{Arc, Mutex};
 

@@ -4,8 +4,7 @@
 #![cfg(feature = "python")]
 #![allow(missing_docs, unreachable_pub, reason = "test helpers")]
 
-#[path = "python/support.rs"]
-mod support;
+use crate::python_support as support;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -14,12 +14,7 @@
 #![cfg(feature = "code-mode")]
 #![allow(missing_docs, unreachable_pub, reason = "test helpers")]
 
-#[path = "sandbox/support.rs"]
-#[allow(
-    dead_code,
-    reason = "the sandbox tests' helpers; this binary uses a few"
-)]
-mod support;
+use crate::sandbox_support as support;
 
 use std::collections::BTreeMap;
 use std::future::Future;

@@ -5,7 +5,7 @@
 //! tests fail under `CI` and are skipped otherwise.
 #![cfg(feature = "mcp")]
 
-mod mcp_support;
+use crate::mcp_support;
 
 use std::time::Duration;
 

@@ -7,7 +7,7 @@
 //! 1 on allowed ones) and how often the approval service was asked. Rows are [`Policy`] values,
 //! columns are [`Column`] values; a new column only needs a variant and an arm in [`execute_in`].
 
-mod support;
+use crate::support;
 
 use dsh_tools::exec::{PreToolDecision, ToolExecutionInput, ToolExecutionResult};
 use dsh_tools_runtime::ToolRegistry;

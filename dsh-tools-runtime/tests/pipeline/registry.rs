@@ -2,7 +2,7 @@
 //! exact messages, change notifications and rollback, the global view, schema projection and
 //! execution-mode classification.
 
-mod support;
+use crate::support;
 
 use std::num::NonZeroUsize;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -6,12 +6,7 @@
 #![cfg(feature = "python")]
 #![allow(missing_docs, unreachable_pub, reason = "test helpers")]
 
-#[path = "python/support.rs"]
-#[allow(
-    dead_code,
-    reason = "the Python tests' helpers; this binary uses a few"
-)]
-mod support;
+use crate::python_support as support;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

@@ -3,7 +3,7 @@
 //! `@modelcontextprotocol/inspector` CLI over HTTP.
 #![cfg(feature = "mcp")]
 
-mod mcp_support;
+use crate::mcp_support;
 
 use std::sync::{Arc, Mutex, PoisonError};
 

@@ -7,7 +7,7 @@
 //! program's call has. Each cell asserts the outcome and how often the probe's body ran.
 #![cfg(feature = "code-mode")]
 
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 

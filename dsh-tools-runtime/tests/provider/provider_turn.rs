@@ -3,8 +3,7 @@
 
 #![cfg(feature = "provider")]
 
-#[path = "provider/kit.rs"]
-mod kit;
+use crate::kit;
 
 use std::sync::Arc;
 

@@ -3,7 +3,7 @@
 //! loopback, issuing JWT access tokens by client_credentials with resource indicators.
 #![cfg(feature = "mcp")]
 
-mod mcp_auth_support;
+use crate::mcp_auth_support;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

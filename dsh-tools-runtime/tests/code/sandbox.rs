@@ -14,7 +14,6 @@ mod output;
 mod pool;
 #[path = "sandbox/recorded.rs"]
 mod recorded;
-#[path = "sandbox/support.rs"]
-mod support;
+use crate::sandbox_support as support;
 #[path = "sandbox/surface.rs"]
 mod surface;

@@ -4,7 +4,7 @@
 //! hostile input (10,000 tools, a 1 MB query, an empty one).
 #![cfg(feature = "code-mode")]
 
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 

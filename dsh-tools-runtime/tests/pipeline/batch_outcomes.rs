@@ -4,7 +4,7 @@
 //! during the call, invalid arguments, a declared deadline), whether it completes on its first
 //! poll — which a batch dispatches without a future of its own — or later.
 
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 

@@ -2,7 +2,7 @@
 //! model from a top-level result is cut to the tool's, the scope's or the registry's budget; the
 //! canonical value, and every sub-call of a Code Mode program, are not.
 
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 
@@ -334,7 +334,7 @@ mod code_mode {
 }
 
 #[cfg(feature = "mcp")]
-mod mcp_support;
+use crate::mcp_support;
 
 #[cfg(feature = "mcp")]
 #[tokio::test]

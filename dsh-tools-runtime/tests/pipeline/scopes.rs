@@ -1,7 +1,7 @@
 //! Scopes (`docs/CONTRACTS.md`, "The registry"): inherited visibility along the parent chain,
 //! restrictions and their exact messages, presentation modes, and scope disposal.
 
-mod support;
+use crate::support;
 
 use std::num::NonZeroUsize;
 use std::sync::{Arc, Mutex};

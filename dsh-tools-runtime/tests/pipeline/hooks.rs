@@ -2,7 +2,7 @@
 //! evaluation order, waterfall order, scope filtering of every hook kind, execution identity, and
 //! result observers.
 
-mod support;
+use crate::support;
 
 use std::sync::{Arc, Mutex};
 

@@ -8,8 +8,7 @@
 
 #![cfg(feature = "provider")]
 
-#[path = "provider/kit.rs"]
-mod kit;
+use crate::kit;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -3,7 +3,7 @@
 //! `tools/list_changed`, the all-or-nothing swap, and disposal.
 #![cfg(feature = "mcp")]
 
-mod mcp_support;
+use crate::mcp_support;
 
 use std::sync::Arc;
 use std::time::Duration;
