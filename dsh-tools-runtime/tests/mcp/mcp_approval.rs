@@ -7,21 +7,18 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
+use crate::mcp_support;
 use dsh_tools::ToolDefinition;
 use dsh_tools::definition::BoxFuture;
 use dsh_tools::exec::PreToolDecision;
 use dsh_tools_runtime::ToolRegistry;
 use dsh_tools_runtime::approval::{ApprovalOutcome, ApprovalRequest, ApprovalService};
 use dsh_tools_runtime::hooks::pre_execute_fn;
-use dsh_tools_runtime::mcp::McpServer;
 use dsh_tools_runtime::mcp::rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ClientConfig,
     ElicitRequestParams, ElicitResult, ElicitationAction, Implementation, InputRequest,
-    ProtocolVersion,
 };
-use dsh_tools_runtime::mcp::rmcp::service::{
-    ClientLifecycleMode, ClientServiceExt, RequestContext, RoleClient, RunningService, ServiceError,
-};
+use dsh_tools_runtime::mcp::rmcp::service::{RequestContext, RoleClient, ServiceError};
 use dsh_tools_runtime::mcp::rmcp::{ClientHandler, ErrorData};
 use serde_json::{Value, json};
 
@@ -145,32 +142,6 @@ fn served() -> Served {
     }
 }
 
-/// `user` connected to an MCP server of `registry` over an in-process pipe, at 2026-07-28
-/// (`server/discover`) or, with `legacy`, through `initialize` at 2025-11-25.
-async fn connect(
-    registry: &ToolRegistry,
-    user: User,
-    legacy: bool,
-) -> RunningService<RoleClient, User> {
-    let (client_io, server_io) = tokio::io::duplex(1 << 16);
-    let server = McpServer::new(registry);
-    tokio::spawn(async move {
-        let (reader, writer) = tokio::io::split(server_io);
-        let _ = server.serve_io(reader, writer).await;
-    });
-    let lifecycle = if legacy {
-        ClientLifecycleMode::Initialize
-    } else {
-        ClientLifecycleMode::Discover {
-            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-        }
-    };
-    let (reader, writer) = tokio::io::split(client_io);
-    user.serve_with_lifecycle((reader, writer), lifecycle)
-        .await
-        .expect("connected")
-}
-
 fn deploy(env: &str) -> CallToolRequestParams {
     CallToolRequestParams::new("deploy")
         .with_arguments(json!({"env": env}).as_object().cloned().unwrap_or_default())
@@ -189,7 +160,7 @@ const QUESTION: &str = "Allow the tool \"deploy\" to run with {\"env\":\"prod\"}
 async fn a_2026_client_is_asked_by_an_input_required_result_and_the_call_runs_once() {
     let served = served();
     let user = User::new(Some(true));
-    let client = connect(&served.registry, user.clone(), false).await;
+    let client = mcp_support::connect_in_process(&served.registry, user.clone(), false).await;
     let result = client.call_tool(deploy("prod")).await.unwrap();
     assert_eq!(
         (result.is_error, text(&result).as_str()),
@@ -209,7 +180,7 @@ async fn a_user_who_declines_or_says_no_stops_the_call() {
     for approve in [None, Some(false)] {
         let served = served();
         let user = User::new(approve);
-        let client = connect(&served.registry, user.clone(), false).await;
+        let client = mcp_support::connect_in_process(&served.registry, user.clone(), false).await;
         let result = client.call_tool(deploy("prod")).await.unwrap();
         assert_eq!(result.is_error, Some(true));
         assert_eq!(text(&result), "Error: the user rejected tool \"deploy\"");
@@ -222,7 +193,8 @@ async fn a_user_who_declines_or_says_no_stops_the_call() {
 #[tokio::test]
 async fn the_state_opens_once_for_the_same_call_and_nothing_else() {
     let served = served();
-    let client = connect(&served.registry, User::new(Some(true)), false).await;
+    let client =
+        mcp_support::connect_in_process(&served.registry, User::new(Some(true)), false).await;
     let CallToolResponse::InputRequired(asked) =
         client.call_tool_once(deploy("prod")).await.unwrap()
     else {
@@ -299,7 +271,7 @@ async fn the_state_opens_once_for_the_same_call_and_nothing_else() {
 async fn an_older_session_is_asked_by_elicitation_create() {
     let served = served();
     let user = User::new(Some(true));
-    let client = connect(&served.registry, user.clone(), true).await;
+    let client = mcp_support::connect_in_process(&served.registry, user.clone(), true).await;
     assert_eq!(
         client
             .peer_info()
@@ -321,7 +293,7 @@ async fn a_client_that_cannot_elicit_leaves_it_to_the_host() {
             elicits: false,
             ..User::new(Some(true))
         };
-        let client = connect(&served.registry, user.clone(), legacy).await;
+        let client = mcp_support::connect_in_process(&served.registry, user.clone(), legacy).await;
         let result = client.call_tool(deploy("prod")).await.unwrap();
         assert_eq!(text(&result), "Error: the user rejected tool \"deploy\"");
         assert_eq!(served.host.0.load(Ordering::SeqCst), 1, "legacy: {legacy}");
@@ -347,7 +319,7 @@ async fn calls_that_do_not_ask_are_not_touched() {
         .unwrap()
         .keep();
     let user = User::new(Some(true));
-    let client = connect(&served.registry, user.clone(), false).await;
+    let client = mcp_support::connect_in_process(&served.registry, user.clone(), false).await;
     let result = client
         .call_tool(CallToolRequestParams::new("ping"))
         .await

@@ -12,21 +12,19 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use crate::mcp_support;
 use dsh_tools::ToolDefinition;
 use dsh_tools::definition::BoxFuture;
 use dsh_tools::exec::{
     AskError, CallerInput, Elicited, InputKind, InputRequest, ToolExecutionInput, ToolRunContext,
 };
 use dsh_tools_runtime::ToolRegistry;
-use dsh_tools_runtime::mcp::McpServer;
 use dsh_tools_runtime::mcp::rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ClientConfig,
     CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
-    ElicitationAction, Implementation, ListRootsResult, ProtocolVersion,
+    ElicitationAction, Implementation, ListRootsResult,
 };
-use dsh_tools_runtime::mcp::rmcp::service::{
-    ClientLifecycleMode, ClientServiceExt, RequestContext, RoleClient, RunningService, ServiceError,
-};
+use dsh_tools_runtime::mcp::rmcp::service::{RequestContext, RoleClient, ServiceError};
 use dsh_tools_runtime::mcp::rmcp::{ClientHandler, ErrorData};
 use serde_json::{Value, json};
 
@@ -136,31 +134,6 @@ async fn greet(ctx: &ToolRunContext) -> Result<String, AskError> {
     ))
 }
 
-async fn connect(
-    registry: &ToolRegistry,
-    client: Client,
-    legacy: bool,
-) -> RunningService<RoleClient, Client> {
-    let (client_io, server_io) = tokio::io::duplex(1 << 16);
-    let server = McpServer::new(registry);
-    tokio::spawn(async move {
-        let (reader, writer) = tokio::io::split(server_io);
-        let _ = server.serve_io(reader, writer).await;
-    });
-    let lifecycle = if legacy {
-        ClientLifecycleMode::Initialize
-    } else {
-        ClientLifecycleMode::Discover {
-            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-        }
-    };
-    let (reader, writer) = tokio::io::split(client_io);
-    client
-        .serve_with_lifecycle((reader, writer), lifecycle)
-        .await
-        .expect("connected")
-}
-
 fn text(result: &CallToolResult) -> String {
     serde_json::to_value(&result.content).unwrap()[0]["text"]
         .as_str()
@@ -174,7 +147,8 @@ const GREETING: &str = "Hello, Alice! an answer to \"A greeting line\" (in file:
 async fn a_tool_that_asks_gets_the_answers_at_both_revisions() {
     for legacy in [false, true] {
         let (registry, greeted) = served();
-        let client = connect(&registry, Client::new(Some("Alice")), legacy).await;
+        let client =
+            mcp_support::connect_in_process(&registry, Client::new(Some("Alice")), legacy).await;
         let result = client
             .call_tool(CallToolRequestParams::new("greet"))
             .await
@@ -190,7 +164,7 @@ async fn a_tool_that_asks_gets_the_answers_at_both_revisions() {
             "the side effect happened once"
         );
         // A declined form: the tool sees it.
-        let client = connect(&registry, Client::new(None), legacy).await;
+        let client = mcp_support::connect_in_process(&registry, Client::new(None), legacy).await;
         let result = client
             .call_tool(CallToolRequestParams::new("greet"))
             .await
@@ -204,7 +178,8 @@ async fn a_tool_that_asks_gets_the_answers_at_both_revisions() {
 #[tokio::test]
 async fn the_rounds_carry_the_answers_and_their_state_opens_once() {
     let (registry, greeted) = served();
-    let client = connect(&registry, Client::new(Some("Alice")), false).await;
+    let client =
+        mcp_support::connect_in_process(&registry, Client::new(Some("Alice")), false).await;
     let round = |state: Option<String>, key: &str, answer: Value| {
         let mut params = CallToolRequestParams::new("greet");
         params.request_state = state;
@@ -298,7 +273,7 @@ async fn a_client_without_the_capability_is_told_what_is_missing() {
     let mut client = Client::new(Some("Alice"));
     client.capabilities = json!({"sampling": {}});
     // 2026-07-28: -32021 with the capability required.
-    let session = connect(&registry, client.clone(), false).await;
+    let session = mcp_support::connect_in_process(&registry, client.clone(), false).await;
     match session
         .call_tool_once(CallToolRequestParams::new("greet"))
         .await
@@ -313,7 +288,7 @@ async fn a_client_without_the_capability_is_told_what_is_missing() {
         other => panic!("a -32021 error, not {other:?}"),
     }
     // 2025-11-25: the tool's error names it.
-    let session = connect(&registry, client, true).await;
+    let session = mcp_support::connect_in_process(&registry, client, true).await;
     let result = session
         .call_tool(CallToolRequestParams::new("greet"))
         .await

@@ -11,6 +11,9 @@ pub(crate) mod scripted;
 
 use std::path::{Path, PathBuf};
 
+use dsh_tools_runtime::mcp::rmcp::ClientHandler;
+use dsh_tools_runtime::mcp::rmcp::service::{RoleClient, RunningService};
+
 /// A Node.js entry point of an npm peer.
 #[derive(Debug, Clone)]
 pub(crate) struct NodePeer {
@@ -95,4 +98,36 @@ pub(crate) fn text_of(result: &dsh_tools::exec::ToolExecutionResult) -> String {
         .filter_map(|b| b.as_text())
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// `client` connected to an MCP server of `registry` over an in-process pipe, at 2026-07-28
+/// (`server/discover`) or, with `legacy`, through `initialize` at 2025-11-25.
+pub(crate) async fn connect_in_process<C>(
+    registry: &dsh_tools_runtime::ToolRegistry,
+    client: C,
+    legacy: bool,
+) -> RunningService<RoleClient, C>
+where
+    C: ClientHandler,
+{
+    use dsh_tools_runtime::mcp::rmcp::model::ProtocolVersion;
+    use dsh_tools_runtime::mcp::rmcp::service::{ClientLifecycleMode, ClientServiceExt as _};
+    let (client_io, server_io) = tokio::io::duplex(1 << 16);
+    let server = dsh_tools_runtime::mcp::McpServer::new(registry);
+    tokio::spawn(async move {
+        let (reader, writer) = tokio::io::split(server_io);
+        let _ = server.serve_io(reader, writer).await;
+    });
+    let lifecycle = if legacy {
+        ClientLifecycleMode::Initialize
+    } else {
+        ClientLifecycleMode::Discover {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        }
+    };
+    let (reader, writer) = tokio::io::split(client_io);
+    client
+        .serve_with_lifecycle((reader, writer), lifecycle)
+        .await
+        .expect("connected")
 }
