@@ -93,20 +93,6 @@ fn walk(program: &str, tools: &[ToolDefinition]) -> Vec<Finding> {
         .collect()
 }
 
-/// The closest of `candidates` to `name`, when it is close enough to be a likely typo (the
-/// Python session's hint for `tools[name]`).
-#[cfg(feature = "python")]
-pub(crate) fn closest<'a>(
-    name: &str,
-    candidates: impl Iterator<Item = &'a str>,
-) -> Option<&'a str> {
-    candidates
-        .map(|candidate| (strsim::jaro_winkler(name, candidate), candidate))
-        .filter(|(score, _)| *score >= 0.8)
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, candidate)| candidate)
-}
-
 /// The finding of a call of a tool only the model may call, written `shown` (`tools.name`).
 pub(crate) fn native_only(shown: &str) -> String {
     format!("{shown} is callable by the model directly, not from code (callers = \"native\")")
@@ -155,31 +141,79 @@ struct Calls<'a> {
     found: Vec<(Span, String)>,
 }
 
+/// The callee of a `tools.<name>(...)` / `tools["name"](...)` call: its member expression, and
+/// the name (`None` when computed at run time).
+fn tool_callee(call: &CallExpr) -> Option<(&swc_ecma_ast::MemberExpr, Option<String>)> {
+    let Callee::Expr(callee) = &call.callee else {
+        return None;
+    };
+    let Expr::Member(member) = &**callee else {
+        return None;
+    };
+    let Expr::Ident(object) = &*member.obj else {
+        return None;
+    };
+    if object.sym != NAMESPACE {
+        return None;
+    }
+    let name = match &member.prop {
+        MemberProp::Ident(ident) => Some(ident.sym.to_string()),
+        MemberProp::Computed(computed) => match &*computed.expr {
+            Expr::Lit(Lit::Str(s)) => Some(s.value.as_str()?.to_owned()),
+            _ => None, // dynamic access: run time
+        },
+        MemberProp::PrivateName(_) => return None,
+    };
+    Some((member, name))
+}
+
+/// A forgotten `await`: `expr` is a tool call (in parentheses or not) used as its result, with
+/// `fix` the hint's way to write it (`{call}` stands for `await tools.<name>(...)`).
+fn not_awaited(expr: &Expr, fix: &str) -> Option<(Span, String)> {
+    let mut expr = expr;
+    while let Expr::Paren(inner) = expr {
+        expr = &inner.expr;
+    }
+    let Expr::Call(call) = expr else {
+        return None;
+    };
+    let (_, name) = tool_callee(call)?;
+    let shown = match name {
+        Some(name) => format!("{NAMESPACE}.{name}(...)"),
+        None => format!("{NAMESPACE}[…](...)"),
+    };
+    let fix = fix.replace("{call}", &format!("await {shown}"));
+    Some((
+        call.span,
+        format!(
+            "`{shown}` is not awaited: without `await` it is a pending call, not the tool's result (hint: write `{fix}`)"
+        ),
+    ))
+}
+
 impl Visit for Calls<'_> {
+    fn visit_member_expr(&mut self, node: &swc_ecma_ast::MemberExpr) {
+        node.visit_children_with(self);
+        let fix = match &node.prop {
+            // A promise's own methods: the program handles the pending call itself.
+            MemberProp::Ident(ident) if ["then", "catch", "finally"].contains(&&*ident.sym) => {
+                return;
+            }
+            MemberProp::Ident(ident) => format!("({{call}}).{}", ident.sym),
+            _ => "({call})[…]".to_owned(),
+        };
+        self.found.extend(not_awaited(&node.obj, &fix));
+    }
+
+    fn visit_expr_stmt(&mut self, node: &swc_ecma_ast::ExprStmt) {
+        node.visit_children_with(self);
+        self.found.extend(not_awaited(&node.expr, "{call}"));
+    }
+
     fn visit_call_expr(&mut self, call: &CallExpr) {
         call.visit_children_with(self);
-        let Callee::Expr(callee) = &call.callee else {
+        let Some((member, Some(name))) = tool_callee(call) else {
             return;
-        };
-        let Expr::Member(member) = &**callee else {
-            return;
-        };
-        let Expr::Ident(object) = &*member.obj else {
-            return;
-        };
-        if object.sym != NAMESPACE {
-            return;
-        }
-        let name = match &member.prop {
-            MemberProp::Ident(ident) => ident.sym.to_string(),
-            MemberProp::Computed(computed) => match &*computed.expr {
-                Expr::Lit(Lit::Str(s)) => match s.value.as_str() {
-                    Some(name) => name.to_owned(),
-                    None => return,
-                },
-                _ => return, // dynamic access: run time
-            },
-            MemberProp::PrivateName(_) => return,
         };
         // Tool search's helpers (`tools.$search`, `tools.$describe`) are no tools.
         if [SEARCH, DESCRIBE].contains(&name.as_str()) {
