@@ -77,7 +77,7 @@ async fn tail(
     format!("the last {lines} lines of {path}")
 }
 
-/// Run a shell command (asks for approval).
+/// Run a shell command.
 #[tool(destructive)]
 async fn bash(
     /// The command line.
@@ -225,6 +225,12 @@ const CASES: &[Case] = &[
         text: "1:1 `tools.bash(...)` is not awaited: without `await` it is a pending call, not the tool's result (hint: write `await tools.bash(...)`)",
         runs: 0,
     },
+    Case {
+        mistake: "a forgotten `await`, the result read later",
+        program: "const text = tools.read_file({ path: 'a.txt' });\nreturn text.split('\\n');",
+        text: "2:8 `text` holds `tools.read_file(...)` not awaited: without `await` it is a pending call, not the tool's result (hint: write `const text = await tools.read_file(...)`)",
+        runs: 0,
+    },
 ];
 
 /// One test, so the cases count the tool runs one at a time.
@@ -324,14 +330,6 @@ const RUN_CASES: &[Case] = &[
         runs: 0,
     },
     Case {
-        mistake: "a forgotten `await` the static check cannot see",
-        program: "const text = tools.read_file({ path: 'a.txt' });\n\
-                  return text.split('\\n');",
-        text: "Error: code run failed (exception): TypeError: not a function\n    at __dsh_main__ (program.ts:2:13)",
-        // Not yet explained: the static check only sees a call used at once or dropped.
-        runs: 0,
-    },
-    Case {
         mistake: "a caught failure: the program reads the tool's name",
         program: "try {\n  await tools.deploy({ target: 'prod' });\n} catch (e) {\n\
                   \x20 if (e instanceof ToolCallError) console.log(`${e.toolName} failed: ${e.message}`);\n}\n\
@@ -340,6 +338,36 @@ const RUN_CASES: &[Case] = &[
         runs: 1,
     },
 ];
+
+/// The SDK marks the tool that asks and promises the refusal the approval case gets.
+#[test]
+fn the_sdk_says_which_tools_ask_and_how_a_refusal_reads() {
+    use dsh_tools_runtime::code::sdk::{render_tools_sdk, sdk_tool_from};
+    let tools = [bash::definition().unwrap(), glob::definition().unwrap()];
+    let sdk = render_tools_sdk(&tools.iter().map(sdk_tool_from).collect::<Vec<_>>());
+    assert!(
+        sdk.contains("A `(may ask for approval)` tool waits for a person; with no one to ask it rejects with `tool \"<name>\" requires approval, but no approval channel is available`."),
+        "{sdk}"
+    );
+    assert!(
+        sdk.contains("// Run a shell command. (may ask for approval)\nbash: "),
+        "{sdk}"
+    );
+    assert!(
+        sdk.contains("// Find files by name with a glob pattern.\nglob: "),
+        "{sdk}"
+    );
+    let refusal = RUN_CASES
+        .iter()
+        .find(|case| case.mistake.starts_with("approval refused"))
+        .unwrap();
+    assert!(
+        refusal.text.contains(
+            &"tool \"<name>\" requires approval, but no approval channel is available"
+                .replace("<name>", "bash")
+        )
+    );
+}
 
 /// The cases of [`RUN_CASES`] that did not get their text (first line) or run count.
 async fn mistakes_only_a_run_shows_are_named_when_they_happen(

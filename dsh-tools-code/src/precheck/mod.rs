@@ -10,6 +10,7 @@
 
 mod args;
 pub(crate) mod literal;
+mod pending;
 
 use std::fmt;
 
@@ -78,6 +79,7 @@ fn walk(program: &str, tools: &[ToolDefinition]) -> Vec<Finding> {
         found: Vec::new(),
     };
     script.visit_with(&mut calls);
+    calls.found.extend(pending::not_awaited(&script));
     calls.found.sort_by_key(|(span, _)| span.lo);
     calls
         .found
@@ -167,49 +169,7 @@ fn tool_callee(call: &CallExpr) -> Option<(&swc_ecma_ast::MemberExpr, Option<Str
     Some((member, name))
 }
 
-/// A forgotten `await`: `expr` is a tool call (in parentheses or not) used as its result, with
-/// `fix` the hint's way to write it (`{call}` stands for `await tools.<name>(...)`).
-fn not_awaited(expr: &Expr, fix: &str) -> Option<(Span, String)> {
-    let mut expr = expr;
-    while let Expr::Paren(inner) = expr {
-        expr = &inner.expr;
-    }
-    let Expr::Call(call) = expr else {
-        return None;
-    };
-    let (_, name) = tool_callee(call)?;
-    let shown = match name {
-        Some(name) => format!("{NAMESPACE}.{name}(...)"),
-        None => format!("{NAMESPACE}[…](...)"),
-    };
-    let fix = fix.replace("{call}", &format!("await {shown}"));
-    Some((
-        call.span,
-        format!(
-            "`{shown}` is not awaited: without `await` it is a pending call, not the tool's result (hint: write `{fix}`)"
-        ),
-    ))
-}
-
 impl Visit for Calls<'_> {
-    fn visit_member_expr(&mut self, node: &swc_ecma_ast::MemberExpr) {
-        node.visit_children_with(self);
-        let fix = match &node.prop {
-            // A promise's own methods: the program handles the pending call itself.
-            MemberProp::Ident(ident) if ["then", "catch", "finally"].contains(&&*ident.sym) => {
-                return;
-            }
-            MemberProp::Ident(ident) => format!("({{call}}).{}", ident.sym),
-            _ => "({call})[…]".to_owned(),
-        };
-        self.found.extend(not_awaited(&node.obj, &fix));
-    }
-
-    fn visit_expr_stmt(&mut self, node: &swc_ecma_ast::ExprStmt) {
-        node.visit_children_with(self);
-        self.found.extend(not_awaited(&node.expr, "{call}"));
-    }
-
     fn visit_call_expr(&mut self, call: &CallExpr) {
         call.visit_children_with(self);
         let Some((member, Some(name))) = tool_callee(call) else {
