@@ -186,7 +186,8 @@ impl<'js> RunState<'js> {
     }
 
     /// The rejection value of a failed call: an instance of the namespace's error class (member
-    /// property = binding name), or a plain `Error`.
+    /// property = binding name), or a plain `Error`; its stack is `site` (the program's frames
+    /// at the call), placed on the callee now that the call failed (successes pay nothing).
     fn failure(
         &self,
         ctx: &Ctx<'js>,
@@ -200,15 +201,13 @@ impl<'js> RunState<'js> {
             .borrow()
             .as_ref()
             .and_then(|l| l.classes.get(namespace).cloned().flatten());
+        let name = self.namespaces[namespace].functions[function].as_str();
         let failure: Value<'js> = match class {
-            Some(class) => {
-                let name = self.namespaces[namespace].functions[function].as_str();
-                class.construct((message, name))?
-            }
+            Some(class) => class.construct((message, name))?,
             None => Exception::from_message(ctx.clone(), message)?.into_value(),
         };
         if let (Some(site), Some(object)) = (site, failure.as_object()) {
-            object.set("stack", site)?;
+            object.set("stack", errors::place_call(site, &self.script, name))?;
         }
         Ok(failure)
     }
@@ -247,8 +246,7 @@ fn call<'js>(
         )?,))?;
         return Ok(promise);
     };
-    let name = &state.namespaces[namespace].functions[function];
-    let site = call_site(ctx, &env).map(|site| errors::place_call(&site, &state.script, name));
+    let site = call_site(ctx, &env);
     let root = args
         .into_iter()
         .next()
