@@ -250,7 +250,7 @@ fn the_key_comes_from_the_environment_or_a_private_key_file() {
     assert_eq!(code, 1, "{stdout}");
     assert_eq!(
         stdout.trim_end(),
-        "Error: code run failed (exception): ToolCallError: the user rejected tool \"bash\""
+        "Error: code run failed (exception): ToolCallError: bash: the user rejected tool \"bash\"\n    at __dsh_main__ (program.ts:3:7)"
     );
     assert_eq!(ws.counter(), None);
 

@@ -12,12 +12,7 @@ const MAX_HINTS: usize = 3;
 
 /// The tools `name` most likely meant, best first (empty: nothing is near).
 pub(crate) fn meant<'a>(name: &str, tools: &'a [ToolDefinition]) -> Vec<&'a str> {
-    let typo = tools
-        .iter()
-        .map(|def| (strsim::damerau_levenshtein(name, def.name()), def.name()))
-        .filter(|(distance, candidate)| *distance <= typo_budget(name, candidate))
-        .min_by_key(|(distance, _)| *distance);
-    if let Some((_, candidate)) = typo {
+    if let Some(candidate) = misspelt(name, tools.iter().map(ToolDefinition::name)) {
         return vec![candidate];
     }
     let index = ToolIndex::from_definitions(tools);
@@ -31,6 +26,26 @@ pub(crate) fn meant<'a>(name: &str, tools: &'a [ToolDefinition]) -> Vec<&'a str>
                 .find(|n| *n == hit.name)
         })
         .collect()
+}
+
+/// The one of `names` that `name` misspells (the fewest edits, within [`typo_budget`]).
+fn misspelt<'a>(name: &str, names: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    names
+        .map(|candidate| (strsim::damerau_levenshtein(name, candidate), candidate))
+        .filter(|(distance, candidate)| *distance <= typo_budget(name, candidate))
+        .min_by_key(|(distance, _)| *distance)
+        .map(|(_, candidate)| candidate)
+}
+
+/// The refusal of `<global>[name]` for a name that is not one of `functions` (both sandboxes,
+/// at run time, where only the names are at hand): `<global> has no function named '<name>'`,
+/// then `; did you mean <global>["<near>"]?` when it misspells one.
+pub(crate) fn no_function(global: &str, name: &str, functions: &[String]) -> String {
+    let mut message = format!("{global} has no function named '{name}'");
+    if let Some(near) = misspelt(name, functions.iter().map(String::as_str)) {
+        message.push_str(&format!("; did you mean {global}[\"{near}\"]?"));
+    }
+    message
 }
 
 /// How many edits still read as a misspelling: one per four characters, at least one.
@@ -93,5 +108,14 @@ mod tests {
         );
         assert_eq!(hint(&["a", "b", "c"], ""), "; did you mean a, b or c?");
         assert_eq!(hint(&[], ""), "");
+        let names = ["read_file".to_owned(), "grep".to_owned()];
+        assert_eq!(
+            no_function("tools", "read_files", &names),
+            "tools has no function named 'read_files'; did you mean tools[\"read_file\"]?"
+        );
+        assert_eq!(
+            no_function("tools", "search_files", &names),
+            "tools has no function named 'search_files'"
+        );
     }
 }

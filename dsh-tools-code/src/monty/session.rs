@@ -465,11 +465,7 @@ impl Driver<'_> {
                 }
                 ([MontyObject::String(tool)], []) => {
                     let functions = &self.namespaces[namespace].functions;
-                    let mut message = format!("{global} has no function named '{tool}'");
-                    let names = functions.iter().map(String::as_str);
-                    if let Some(near) = crate::precheck::closest(tool, names) {
-                        message.push_str(&format!("; did you mean {global}[\"{near}\"]?"));
-                    }
+                    let message = crate::suggest::no_function(global, tool, functions);
                     ExtFunctionResult::Error(MontyException::new(ExcType::KeyError, Some(message)))
                 }
                 _ => ExtFunctionResult::Error(MontyException::new(

@@ -10,6 +10,7 @@
 
 mod args;
 pub(crate) mod literal;
+mod pending;
 
 use std::fmt;
 
@@ -78,6 +79,7 @@ fn walk(program: &str, tools: &[ToolDefinition]) -> Vec<Finding> {
         found: Vec::new(),
     };
     script.visit_with(&mut calls);
+    calls.found.extend(pending::not_awaited(&script));
     calls.found.sort_by_key(|(span, _)| span.lo);
     calls
         .found
@@ -91,20 +93,6 @@ fn walk(program: &str, tools: &[ToolDefinition]) -> Vec<Finding> {
             }
         })
         .collect()
-}
-
-/// The closest of `candidates` to `name`, when it is close enough to be a likely typo (the
-/// Python session's hint for `tools[name]`).
-#[cfg(feature = "python")]
-pub(crate) fn closest<'a>(
-    name: &str,
-    candidates: impl Iterator<Item = &'a str>,
-) -> Option<&'a str> {
-    candidates
-        .map(|candidate| (strsim::jaro_winkler(name, candidate), candidate))
-        .filter(|(score, _)| *score >= 0.8)
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, candidate)| candidate)
 }
 
 /// The finding of a call of a tool only the model may call, written `shown` (`tools.name`).
@@ -155,31 +143,37 @@ struct Calls<'a> {
     found: Vec<(Span, String)>,
 }
 
+/// The callee of a `tools.<name>(...)` / `tools["name"](...)` call: its member expression, and
+/// the name (`None` when computed at run time).
+fn tool_callee(call: &CallExpr) -> Option<(&swc_ecma_ast::MemberExpr, Option<String>)> {
+    let Callee::Expr(callee) = &call.callee else {
+        return None;
+    };
+    let Expr::Member(member) = &**callee else {
+        return None;
+    };
+    let Expr::Ident(object) = &*member.obj else {
+        return None;
+    };
+    if object.sym != NAMESPACE {
+        return None;
+    }
+    let name = match &member.prop {
+        MemberProp::Ident(ident) => Some(ident.sym.to_string()),
+        MemberProp::Computed(computed) => match &*computed.expr {
+            Expr::Lit(Lit::Str(s)) => Some(s.value.as_str()?.to_owned()),
+            _ => None, // dynamic access: run time
+        },
+        MemberProp::PrivateName(_) => return None,
+    };
+    Some((member, name))
+}
+
 impl Visit for Calls<'_> {
     fn visit_call_expr(&mut self, call: &CallExpr) {
         call.visit_children_with(self);
-        let Callee::Expr(callee) = &call.callee else {
+        let Some((member, Some(name))) = tool_callee(call) else {
             return;
-        };
-        let Expr::Member(member) = &**callee else {
-            return;
-        };
-        let Expr::Ident(object) = &*member.obj else {
-            return;
-        };
-        if object.sym != NAMESPACE {
-            return;
-        }
-        let name = match &member.prop {
-            MemberProp::Ident(ident) => ident.sym.to_string(),
-            MemberProp::Computed(computed) => match &*computed.expr {
-                Expr::Lit(Lit::Str(s)) => match s.value.as_str() {
-                    Some(name) => name.to_owned(),
-                    None => return,
-                },
-                _ => return, // dynamic access: run time
-            },
-            MemberProp::PrivateName(_) => return,
         };
         // Tool search's helpers (`tools.$search`, `tools.$describe`) are no tools.
         if [SEARCH, DESCRIBE].contains(&name.as_str()) {

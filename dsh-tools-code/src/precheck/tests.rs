@@ -136,3 +136,30 @@ fn a_native_only_tool_is_found_with_why() {
         ]
     );
 }
+
+#[test]
+fn a_pending_call_handled_by_the_program_is_no_finding() {
+    for program in [
+        "const p = tools.read_file({ path: 'a' });\nconst q = tools.search({ query: 'b' });\nconst [a, b] = await Promise.all([p, q]);\nreturn a.length + b.length;",
+        "let r = tools.read_file({ path: 'a' });\nr = await r;\nreturn r.length;",
+        "const r = tools.read_file({ path: 'a' });\nconst text = await r;\nreturn r.then((t) => t.length);",
+        "return tools.read_file({ path: 'a' }).then((t) => t.length);",
+        "return (await tools.read_file({ path: 'a' })).length;",
+        "const all = await Promise.all([tools.read_file({ path: 'a' })]);\nreturn all.length;",
+    ] {
+        assert_eq!(findings(program), Vec::<String>::new(), "{program}");
+    }
+}
+
+#[test]
+fn a_pending_call_used_as_its_result_is_found() {
+    assert_eq!(
+        findings(
+            "const n = tools.read_file({ path: 'a' })[0];\nlet t = tools[name]({});\nreturn t.x + t.y;"
+        ),
+        [
+            "1:11 `tools.read_file(...)` is not awaited: without `await` it is a pending call, not the tool's result (hint: write `(await tools.read_file(...))[…]`)",
+            "3:8 `t` holds `tools[…](...)` not awaited: without `await` it is a pending call, not the tool's result (hint: write `let t = await tools[…](...)`)",
+        ]
+    );
+}

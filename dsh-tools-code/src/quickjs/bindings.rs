@@ -42,6 +42,9 @@ struct Pending<'js> {
     reject: Function<'js>,
     namespace: usize,
     function: usize,
+    /// The program's frames when it made the call: a failure's `stack` (it settles later,
+    /// from the host, where no program frame is on the stack).
+    site: Option<String>,
 }
 
 /// Engine values of a run; dropped (by [`RunState::clear`]) before the context is.
@@ -64,6 +67,8 @@ pub(crate) struct RunState<'js> {
     pub(crate) schedule: RefCell<Schedule>,
     /// The run's record, if it has one (its `Date` and `Math.random` read it).
     pub(crate) record: Option<RunRecord>,
+    /// The stripped, wrapped program (to place a call's position on its callee).
+    script: String,
     calls_made: Cell<usize>,
     next_id: Cell<u64>,
     live: RefCell<Option<Live<'js>>>,
@@ -87,10 +92,17 @@ impl<'js> RunState<'js> {
             calls: RefCell::new(calls),
             schedule: RefCell::new(Schedule::new(record.clone())),
             record,
+            script: String::new(),
             calls_made: Cell::new(0),
             next_id: Cell::new(1),
             live: RefCell::new(None),
         }
+    }
+
+    /// The state of a run of `script` (the stripped, wrapped program).
+    pub(crate) fn with_script(mut self, script: String) -> Self {
+        self.script = script;
+        self
     }
 
     /// Makes the engine values available to the binding functions.
@@ -152,27 +164,52 @@ impl<'js> RunState<'js> {
         Ok(error)
     }
 
+    /// The tool a thrown instance of a namespace's error class names (its member property);
+    /// `None` for any other value.
+    pub(crate) fn tool_of(&self, thrown: &Value<'js>) -> Option<String> {
+        let object = thrown.as_object()?;
+        let live = self.live.borrow();
+        let classes = &live.as_ref()?.classes;
+        self.namespaces
+            .iter()
+            .zip(classes)
+            .find_map(|(namespace, class)| {
+                let class = class.as_ref()?;
+                let proto: rquickjs::Object<'js> = class.get("prototype").ok()?;
+                if object.get_prototype().as_ref() != Some(&proto) {
+                    return None;
+                }
+                let member = &namespace.error_class.as_ref()?.member_name_property;
+                let tool = object.get::<_, Value<'js>>(member.as_str()).ok()?;
+                tool.as_string()?.to_string().ok()
+            })
+    }
+
     /// The rejection value of a failed call: an instance of the namespace's error class (member
-    /// property = binding name), or a plain `Error`.
+    /// property = binding name), or a plain `Error`; its stack is `site` (the program's frames
+    /// at the call), placed on the callee now that the call failed (successes pay nothing).
     fn failure(
         &self,
         ctx: &Ctx<'js>,
         namespace: usize,
         function: usize,
         message: &str,
+        site: Option<&str>,
     ) -> rquickjs::Result<Value<'js>> {
         let class = self
             .live
             .borrow()
             .as_ref()
             .and_then(|l| l.classes.get(namespace).cloned().flatten());
-        match class {
-            Some(class) => {
-                let name = self.namespaces[namespace].functions[function].as_str();
-                class.construct((message, name))
-            }
-            None => Ok(Exception::from_message(ctx.clone(), message)?.into_value()),
+        let name = self.namespaces[namespace].functions[function].as_str();
+        let failure: Value<'js> = match class {
+            Some(class) => class.construct((message, name))?,
+            None => Exception::from_message(ctx.clone(), message)?.into_value(),
+        };
+        if let (Some(site), Some(object)) = (site, failure.as_object()) {
+            object.set("stack", errors::place_call(site, &self.script, name))?;
         }
+        Ok(failure)
     }
 }
 
@@ -205,9 +242,11 @@ fn call<'js>(
             namespace,
             function,
             "run_code run is over",
+            None,
         )?,))?;
         return Ok(promise);
     };
+    let site = call_site(ctx, &env);
     let root = args
         .into_iter()
         .next()
@@ -215,19 +254,32 @@ fn call<'js>(
     let args = match convert::to_json(ctx, &env, root, state.max_value_depth) {
         Ok(Some(json)) => json,
         Ok(None) | Err(ToJsonError::TooDeep) => {
-            let error = state.failure(ctx, namespace, function, ARGS_NOT_LOSSLESS)?;
+            let error =
+                state.failure(ctx, namespace, function, ARGS_NOT_LOSSLESS, site.as_deref())?;
             reject.call::<_, ()>((error,))?;
             return Ok(promise);
         }
         Err(ToJsonError::Lossy { path, what }) => {
             let message = format!("tool arguments must be lossless JSON: {path} {what}");
-            reject.call::<_, ()>((state.failure(ctx, namespace, function, &message)?,))?;
+            reject.call::<_, ()>((state.failure(
+                ctx,
+                namespace,
+                function,
+                &message,
+                site.as_deref(),
+            )?,))?;
             return Ok(promise);
         }
         Err(ToJsonError::Threw(thrown)) => {
             let message = errors::message_of(&env, thrown);
             let message = format!("tool arguments must be lossless JSON: {message}");
-            reject.call::<_, ()>((state.failure(ctx, namespace, function, &message)?,))?;
+            reject.call::<_, ()>((state.failure(
+                ctx,
+                namespace,
+                function,
+                &message,
+                site.as_deref(),
+            )?,))?;
             return Ok(promise);
         }
         Err(ToJsonError::Fatal(error)) => return Err(error),
@@ -253,6 +305,7 @@ fn call<'js>(
                 reject,
                 namespace,
                 function,
+                site,
             },
         );
     }
@@ -276,6 +329,7 @@ pub(crate) fn settle<'js>(
         reject,
         namespace,
         function,
+        site,
     }) = pending
     else {
         return Ok(()); // unknown or already settled: dropped
@@ -288,5 +342,18 @@ pub(crate) fn settle<'js>(
         },
         Err(message) => message,
     };
-    reject.call((state.failure(ctx, namespace, function, &message)?,))
+    reject.call((state.failure(ctx, namespace, function, &message, site.as_deref())?,))
+}
+
+/// The program's frames at a binding call (the stack of an error made now, less the binding's
+/// own native frame), `None` when there is none.
+fn call_site<'js>(ctx: &Ctx<'js>, env: &Env<'js>) -> Option<String> {
+    let probe = Exception::from_message(ctx.clone(), "").ok()?;
+    let stack: rquickjs::String<'js> = probe.get("stack").ok()?;
+    let stack = super::convert::js_string(env, &stack).ok()?;
+    let frames: Vec<&str> = stack
+        .lines()
+        .filter(|line| line.contains(errors::PROGRAM_FILE))
+        .collect();
+    (!frames.is_empty()).then(|| frames.join("\n"))
 }

@@ -198,6 +198,42 @@ fn error_class<'js>(
     constructor.into_value().get()
 }
 
+/// Wraps a namespace object so that reading a name it lacks throws (as Python's `KeyError`):
+/// `<global> has no function named '<name>'; did you mean <global>["<near>"]?`. Symbols and the
+/// names the engine and JSON probe (`then`, `toJSON`, `constructor`, `toString`, `valueOf`)
+/// stay `undefined`; `in`, `Object.keys` and own-property reads see the object as it is.
+const GUARD: &str = r#"(function (target, missing) {
+  "use strict";
+  const quiet = ["then", "toJSON", "constructor", "toString", "valueOf"];
+  return new Proxy(target, {
+    get(t, key) {
+      if (typeof key === "string" && !(key in t) && !quiet.includes(key)) {
+        throw new TypeError(missing(key));
+      }
+      return t[key];
+    },
+  });
+})"#;
+
+/// The namespace `object` behind its guard (see [`GUARD`]).
+fn guarded<'js>(
+    ctx: &Ctx<'js>,
+    state: &Rc<RunState<'js>>,
+    index: usize,
+    object: Object<'js>,
+) -> rquickjs::Result<Value<'js>> {
+    let namespace = &state.namespaces[index];
+    let (global, functions) = (namespace.global.clone(), namespace.functions.clone());
+    let missing = Function::new(ctx.clone(), move |name: String| {
+        crate::suggest::no_function(&global, &name, &functions)
+    })?;
+    let mut options = EvalOptions::default();
+    options.strict = true;
+    options.filename = Some(SETUP_FILE.to_owned());
+    let guard: Function<'js> = ctx.eval_with_options(GUARD, options)?;
+    guard.call((object, missing))
+}
+
 /// Adds `console`, the namespaces and the error classes; returns the classes by namespace.
 pub(crate) fn install<'js>(
     ctx: &Ctx<'js>,
@@ -222,7 +258,10 @@ pub(crate) fn install<'js>(
                     .configurable(),
             )?;
         }
-        globals.set(namespace.global.as_str(), object)?;
+        globals.set(
+            namespace.global.as_str(),
+            guarded(ctx, state, index, object)?,
+        )?;
         let class = match &namespace.error_class {
             Some(class) => {
                 let constructor = error_class(ctx, &class.name, &class.member_name_property)?;

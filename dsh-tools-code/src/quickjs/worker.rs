@@ -380,13 +380,10 @@ fn run<'js>(
         config.max_value_depth,
         config.max_tool_calls,
     );
-    let state = Rc::new(RunState::new(
-        namespaces,
-        shared.clone(),
-        calls,
-        limits,
-        record,
-    ));
+    let state = Rc::new(
+        RunState::new(namespaces, shared.clone(), calls, limits, record)
+            .with_script(script.clone()),
+    );
     let clock = Rc::new(Clock::default());
     *watch.borrow_mut() = Some(Watch {
         shared,

@@ -18,6 +18,8 @@ active-voice summary shown to the user.
 Call `await tools.name(args)` (`await tools[\"my-tool\"](args)` for a name that is not an \
 identifier): it resolves to the tool's typed result (`JsonValue` unless `ToolOutputMap` types \
 it); a failure rejects with `ToolCallError` (`toolName`, `message`), catch it to carry on. \
+A `(may ask for approval)` tool waits for a person; with no one to ask it rejects with `tool \
+\"<name>\" requires approval, but no approval channel is available`. \
 Arguments must be lossless JSON: no `undefined`, functions, `NaN`, `Infinity`, `-0`, class \
 instances, `Date`s, `Map`s or cycles. Independent read-only calls MAY overlap under \
 `Promise.all`; mutating calls run alone, in order.

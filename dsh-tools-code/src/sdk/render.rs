@@ -35,6 +35,9 @@ pub struct SdkTool {
     pub output: Value,
 }
 
+/// What the doc line of a tool that may ask for approval ends with (both SDKs).
+pub(crate) const APPROVAL_MARK: &str = "(may ask for approval)";
+
 /// The SDK view of a tool definition: name, description, parameters and output schema.
 ///
 /// ```
@@ -53,9 +56,17 @@ pub struct SdkTool {
 /// assert_eq!((tool.name.as_str(), tool.output.clone()), ("echo", json!({"type": "string"})));
 /// ```
 pub fn sdk_tool_from(def: &ToolDefinition) -> SdkTool {
+    // A tool that asks (declared, or destructive: what `DeclaredOrDestructive` and the CLI ask
+    // about) says so in its doc line; the instructions say what a refusal looks like.
+    let asks = def.requires_approval() || def.annotations().destructive_hint == Some(true);
+    let description = match (asks, def.description().is_empty()) {
+        (false, _) => def.description().to_owned(),
+        (true, true) => APPROVAL_MARK.to_owned(),
+        (true, false) => format!("{} {APPROVAL_MARK}", def.description()),
+    };
     SdkTool {
         name: def.name().to_owned(),
-        description: def.description().to_owned(),
+        description,
         parameters: def.parameters().clone(),
         output: def.output_schema().clone(),
     }

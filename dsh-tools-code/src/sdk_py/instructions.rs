@@ -28,7 +28,9 @@ booleans and `None` — no sets, bytes, `nan` or objects.
 
 A failed call raises `ToolCallError`: `str(e)` is `<tool name>: <what went wrong>`. Catch it \
 with `try`/`except ToolCallError` (it catches tool failures only) to carry on with the rest of \
-the program.
+the program. A `(may ask for approval)` tool waits for a person; with no one to ask it raises \
+`ToolCallError` (`<tool name>: tool \"<tool name>\" requires approval, but no approval channel \
+is available`).
 
 Independent read-only calls MAY overlap under `asyncio.gather`: calls that are safe to run \
 concurrently run together, while mutating calls run alone, in submission order.

@@ -226,7 +226,7 @@ impl Policy {
             .clone();
         let Some(service) = service else {
             return Asked::Denied(reason.unwrap_or_else(|| {
-                format!("tool \"{name}\" requires approval (not yet supported)")
+                format!("tool \"{name}\" requires approval, but no approval channel is available")
             }));
         };
         let request = ApprovalRequest {

@@ -40,7 +40,8 @@ struct Calls {
 }
 
 /// `read_file` (`a.txt` holds `alpha`; anything else is missing) and `edit_file` (replaces
-/// `old` by `new`), both closed; `search_notes` from `#[tool]`.
+/// `old` by `new`; it asks for approval, and nobody can answer), both closed; `search_notes`
+/// from `#[tool]`.
 fn registry(calls: &Arc<Calls>) -> ToolRegistry {
     let registry = ToolRegistry::with_config(RegistryConfig {
         mode: PresentationMode::Code,
@@ -87,6 +88,7 @@ fn registry(calls: &Arc<Calls>) -> ToolRegistry {
             "required": ["path", "old", "new"],
             "additionalProperties": false
         }))
+        .requires_approval()
         .execute(move |_, _| {
             counted.edit.fetch_add(1, Ordering::SeqCst);
             async { Ok(json!("edited")) }
@@ -264,7 +266,41 @@ const CASES: &[Case] = &[
         text: "Error: code run failed (exception): the program cannot run:\n  1:51: tools.search_notes: \"max\" is not a parameter of search_notes; its parameters are \"query\", \"limit\"",
         calls: [0, 0, 0],
     },
+    Case {
+        name: "approval refused (nobody to ask)",
+        program: "r = await tools.read_file({\"path\": \"a.txt\"})\nawait tools.edit_file({\"path\": \"a.txt\", \"old\": \"alpha\", \"new\": \"beta\"})",
+        text: "Error: code run failed (exception): Traceback (most recent call last):\n  File \"program.py\", line 2, in <module>\n    await tools.edit_file({\"path\": \"a.txt\", \"old\": \"alpha\", \"new\": \"beta\"})\n    ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~\nToolCallError: edit_file: tool \"edit_file\" requires approval, but no approval channel is available",
+        calls: [1, 0, 0],
+    },
 ];
+
+/// The Python SDK marks the tool that asks and promises the refusal the approval case gets.
+#[test]
+fn the_sdk_says_which_tools_ask_and_how_a_refusal_reads() {
+    use dsh_tools_runtime::code::sdk::sdk_tool_from;
+    use dsh_tools_runtime::code::sdk_py::render_tools_sdk_py;
+    let calls = Arc::new(Calls::default());
+    let registry = registry(&calls);
+    let tools: Vec<_> = ["edit_file", "read_file"]
+        .iter()
+        .map(|name| sdk_tool_from(&registry.get(name, None).unwrap()))
+        .collect();
+    let sdk = render_tools_sdk_py(&tools);
+    assert!(sdk.contains("A `(may ask for approval)` tool waits for a person; with no one to ask it raises `ToolCallError` (`<tool name>: tool \"<tool name>\" requires approval, but no approval channel is available`)."), "{sdk}");
+    assert!(
+        sdk.contains("Replace text in a file. (may ask for approval)"),
+        "{sdk}"
+    );
+    assert!(!sdk.contains("Read a text file. (may"), "{sdk}");
+    let refusal = CASES
+        .iter()
+        .find(|c| c.name.starts_with("approval"))
+        .unwrap();
+    assert!(refusal.text.ends_with(
+        &"ToolCallError: <tool name>: tool \"<tool name>\" requires approval, but no approval channel is available"
+            .replace("<tool name>", "edit_file")
+    ));
+}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_wrong_program_gets_its_exact_text_and_runs_nothing_knowable() {

@@ -77,7 +77,7 @@ async fn tail(
     format!("the last {lines} lines of {path}")
 }
 
-/// Run a shell command (asks for approval).
+/// Run a shell command.
 #[tool(destructive)]
 async fn bash(
     /// The command line.
@@ -213,6 +213,24 @@ const CASES: &[Case] = &[
         text: "1:14 tools.search_files is not a tool of this run; did you mean tools.glob, tools.grep or tools.read_file?",
         runs: 0,
     },
+    Case {
+        mistake: "a forgotten `await`, the result used at once",
+        program: "const n = tools.read_file({ path: 'a.txt' }).length;\nreturn n;",
+        text: "1:11 `tools.read_file(...)` is not awaited: without `await` it is a pending call, not the tool's result (hint: write `(await tools.read_file(...)).length`)",
+        runs: 0,
+    },
+    Case {
+        mistake: "a forgotten `await`, the result dropped",
+        program: "tools.bash({ command: 'make', description: 'Build' });\nreturn 'built';",
+        text: "1:1 `tools.bash(...)` is not awaited: without `await` it is a pending call, not the tool's result (hint: write `await tools.bash(...)`)",
+        runs: 0,
+    },
+    Case {
+        mistake: "a forgotten `await`, the result read later",
+        program: "const text = tools.read_file({ path: 'a.txt' });\nreturn text.split('\\n');",
+        text: "2:8 `text` holds `tools.read_file(...)` not awaited: without `await` it is a pending call, not the tool's result (hint: write `const text = await tools.read_file(...)`)",
+        runs: 0,
+    },
 ];
 
 /// One test, so the cases count the tool runs one at a time.
@@ -236,13 +254,14 @@ async fn each_mistake_gets_the_text_that_names_it() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
-/// Mistakes only a run shows: the calls before them ran.
+/// Mistakes only a run shows: the calls before them ran. An uncaught failure of a call is
+/// reported with the tool's name and where the program made the call.
 const RUN_CASES: &[Case] = &[
     Case {
         mistake: "an `undefined` property from a computed argument",
         program: "const opts = { limit: undefined as number | undefined };\n\
                   return await tools.read_file({ path: 'a.txt', ...opts });",
-        text: "Error: code run failed (exception): ToolCallError: tool arguments must be lossless JSON: arguments.limit is undefined",
+        text: "Error: code run failed (exception): ToolCallError: read_file: tool arguments must be lossless JSON: arguments.limit is undefined\n    at __dsh_main__ (program.ts:2:14)",
         runs: 0,
     },
     Case {
@@ -250,43 +269,105 @@ const RUN_CASES: &[Case] = &[
         program: "const first = await tools.read_file({ path: 'a.txt' });\n\
                   const n = Number(first.split(' ')[9]);\n\
                   return await tools.grep({ pattern: 'x', max_matches: n + 1 });",
-        text: "Error: code run failed (exception): ToolCallError: tool arguments must be lossless JSON: arguments.max_matches is NaN",
+        text: "Error: code run failed (exception): ToolCallError: grep: tool arguments must be lossless JSON: arguments.max_matches is NaN\n    at __dsh_main__ (program.ts:3:14)",
         runs: 1,
     },
     Case {
         mistake: "a Date where a string is expected",
         program: "return await tools.glob({ pattern: new Date(0) as unknown as string });",
-        text: "Error: code run failed (exception): ToolCallError: tool arguments must be lossless JSON: arguments.pattern is not a plain object (a Date, Map, Set or class instance: convert it to JSON data first)",
+        text: "Error: code run failed (exception): ToolCallError: glob: tool arguments must be lossless JSON: arguments.pattern is not a plain object (a Date, Map, Set or class instance: convert it to JSON data first)\n    at __dsh_main__ (program.ts:1:14)",
         runs: 0,
     },
     Case {
         mistake: "an unknown key built at run time",
         program: "const key = ['c', 'w', 'd'].join('');\n\
                   return await tools.glob({ pattern: '*.rs', [key]: 'src' });",
-        text: "Error: code run failed (exception): ToolCallError: invalid arguments: \"cwd\" is not a parameter of glob; its parameters are \"pattern\"",
+        text: "Error: code run failed (exception): ToolCallError: glob: invalid arguments: \"cwd\" is not a parameter of glob; its parameters are \"pattern\"\n    at __dsh_main__ (program.ts:2:14)",
         runs: 0,
     },
     Case {
         mistake: "a tool failure left uncaught",
-        program: "return await tools.deploy({ target: 'prod' });",
-        text: "Error: code run failed (exception): ToolCallError: deploy to prod failed: no credentials",
+        program: "const target = 'prod';\n\
+                  const log = await tools.deploy({ target });\n\
+                  return log;",
+        text: "Error: code run failed (exception): ToolCallError: deploy: deploy to prod failed: no credentials\n    at __dsh_main__ (program.ts:2:19)",
+        runs: 1,
+    },
+    Case {
+        mistake: "a tool failure left uncaught in a helper, the call over two lines",
+        program: "async function ship(where: string) {\n\
+                  \x20 return await tools.deploy({\n    target: where.toUpperCase(),\n  });\n}\n\
+                  return await ship('prod');",
+        text: "Error: code run failed (exception): ToolCallError: deploy: deploy to PROD failed: no credentials\n    at ship (program.ts:2:16)\n    at __dsh_main__ (program.ts:6:14)",
         runs: 1,
     },
     Case {
         mistake: "approval refused (nobody to ask)",
         program: "await tools.glob({ pattern: '*.md' });\n\
                   return await tools.bash({ command: 'rm -rf build', description: 'Clean' });",
-        text: "Error: code run failed (exception): ToolCallError: tool \"bash\" requires approval (not yet supported)",
+        text: "Error: code run failed (exception): ToolCallError: bash: tool \"bash\" requires approval, but no approval channel is available\n    at __dsh_main__ (program.ts:2:14)",
         runs: 1,
     },
     Case {
         mistake: "a bound violated by a computed value",
         program: "const lines = (await tools.read_file({ path: 'a.txt' })).length;\n\
                   return await tools.tail({ path: 'a.txt', lines: lines * 1000 });",
-        text: "Error: code run failed (exception): ToolCallError: invalid arguments: \"lines\" must be at most 1000",
+        text: "Error: code run failed (exception): ToolCallError: tail: invalid arguments: \"lines\" must be at most 1000\n    at __dsh_main__ (program.ts:2:14)",
+        runs: 1,
+    },
+    Case {
+        mistake: "a tool of another harness named at run time",
+        program: "const name = 'search_files';\n\
+                  return await tools[name]({ pattern: 'TODO' });",
+        text: "Error: code run failed (exception): TypeError: tools has no function named 'search_files'\n    at __dsh_main__ (program.ts:2:20)",
+        runs: 0,
+    },
+    Case {
+        mistake: "a misspelt tool named at run time",
+        program: "const verb = 'read';\n\
+                  return await tools[`${verb}_files`]({ path: 'a.txt' });",
+        text: "Error: code run failed (exception): TypeError: tools has no function named 'read_files'; did you mean tools[\"read_file\"]?\n    at __dsh_main__ (program.ts:2:23)",
+        runs: 0,
+    },
+    Case {
+        mistake: "a caught failure: the program reads the tool's name",
+        program: "try {\n  await tools.deploy({ target: 'prod' });\n} catch (e) {\n\
+                  \x20 if (e instanceof ToolCallError) console.log(`${e.toolName} failed: ${e.message}`);\n}\n\
+                  return 'done';",
+        text: "deploy failed: deploy to prod failed: no credentials\ndone",
         runs: 1,
     },
 ];
+
+/// The SDK marks the tool that asks and promises the refusal the approval case gets.
+#[test]
+fn the_sdk_says_which_tools_ask_and_how_a_refusal_reads() {
+    use dsh_tools_runtime::code::sdk::{render_tools_sdk, sdk_tool_from};
+    let tools = [bash::definition().unwrap(), glob::definition().unwrap()];
+    let sdk = render_tools_sdk(&tools.iter().map(sdk_tool_from).collect::<Vec<_>>());
+    assert!(
+        sdk.contains("A `(may ask for approval)` tool waits for a person; with no one to ask it rejects with `tool \"<name>\" requires approval, but no approval channel is available`."),
+        "{sdk}"
+    );
+    assert!(
+        sdk.contains("// Run a shell command. (may ask for approval)\nbash: "),
+        "{sdk}"
+    );
+    assert!(
+        sdk.contains("// Find files by name with a glob pattern.\nglob: "),
+        "{sdk}"
+    );
+    let refusal = RUN_CASES
+        .iter()
+        .find(|case| case.mistake.starts_with("approval refused"))
+        .unwrap();
+    assert!(
+        refusal.text.contains(
+            &"tool \"<name>\" requires approval, but no approval channel is available"
+                .replace("<name>", "bash")
+        )
+    );
+}
 
 /// The cases of [`RUN_CASES`] that did not get their text (first line) or run count.
 async fn mistakes_only_a_run_shows_are_named_when_they_happen(
@@ -296,9 +377,8 @@ async fn mistakes_only_a_run_shows_are_named_when_they_happen(
     for case in RUN_CASES {
         RUNS.store(0, Ordering::SeqCst);
         let text = run(registry, case.program).await;
-        let first_line = text.lines().next().unwrap_or_default();
         let runs = RUNS.load(Ordering::SeqCst);
-        if (first_line, runs) != (case.text, case.runs) {
+        if (text.as_str(), runs) != (case.text, case.runs) {
             wrong.push(format!(
                 "{}:\n  got  {text:?} ({runs} runs)\n  want {:?}",
                 case.mistake, case.text

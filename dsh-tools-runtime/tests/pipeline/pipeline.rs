@@ -231,7 +231,7 @@ async fn ask_without_an_approval_service_or_reason_is_not_yet_supported() {
     let result = registry.execute(call("probe")).await;
     assert_eq!(
         wire(&result),
-        failure("tool \"probe\" requires approval (not yet supported)")
+        failure("tool \"probe\" requires approval, but no approval channel is available")
     );
 }
 
@@ -258,7 +258,7 @@ async fn a_tool_requiring_approval_asks_without_any_policy() {
     // No service: the reference's text for an ask without one.
     assert_eq!(
         wire(&registry.execute(call("deploy")).await),
-        failure("tool \"deploy\" requires approval (not yet supported)")
+        failure("tool \"deploy\" requires approval, but no approval channel is available")
     );
     let service = ScriptedApproval::mount(&registry, Script::Answer(ApprovalOutcome::Rejected));
     assert_eq!(

@@ -23,8 +23,8 @@ const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/mcp-to
 /// The goals of issue 14 are 0.55 overall and 0.7 per server of 10+ tools; the servers above
 /// 0.7 spend most of it on descriptions (desktop-commander's alone cost 0.67× its native form)
 /// or on output types the native form does not carry (firecrawl, lara).
-const OVERALL_RATIO: f64 = 0.646;
-const PREAMBLE_TOKENS: usize = 613;
+const OVERALL_RATIO: f64 = 0.647;
+const PREAMBLE_TOKENS: usize = 649;
 /// Per server of 10+ tools: `(sdk - preamble) / native`.
 const SERVER_RATIOS: &[(&str, f64)] = &[
     ("airtable-mcp-server", 0.690),

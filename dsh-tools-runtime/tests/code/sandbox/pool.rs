@@ -147,7 +147,7 @@ async fn a_throwing_binding_future_is_an_ordinary_failure() {
     let (kind, message) = failure(&result);
     assert_eq!(kind, CodeErrorKind::Exception);
     assert!(
-        message.starts_with("ToolCallError: late failure"),
+        message.starts_with("ToolCallError: slow: late failure"),
         "{message}"
     );
 }

@@ -1,4 +1,4 @@
-// expect: exception: ToolCallError: disk on fire
+// expect: exception: ToolCallError: fail: disk on fire
 // The program rewrites what the host might use: the prototypes of Object, Array, Error, Promise
 // and the ToolCallError class, JSON, and the tools namespace itself. The host must still
 // dispatch, convert values and report the uncaught rejection with its own intrinsics.
