@@ -45,6 +45,7 @@ pub mod sdk;
 pub mod sdk_py;
 pub mod strip;
 mod suggest;
+mod texts;
 mod transport;
 
 use std::collections::HashMap;
@@ -58,16 +59,17 @@ pub use dispatch_log::{DispatchLog, DispatchLogEntry, DispatchLogFn, dispatch_lo
 pub use events::{CodeDispatchEvent, CodeEventSink};
 pub use host::{CodeMode, CodeModeExt};
 pub use host_work::HostWork;
-pub use prompt::{CODE_ONLY_TEXT, TOOL_SEARCH_TEXT, TOOL_SEARCH_TEXT_PY};
 pub use record::{RecordedRun, RunRecord, SeededRandom};
 pub use runtime::{
     BindingFn, BindingNamespace, CodeErrorKind, CodeRunError, CodeRunRequest, CodeRunResult,
     CodeRuntime, CodeRuntimeError, ErrorClass, RunSnapshot, SnapshotSlot,
 };
+pub use texts::{
+    CODE_ONLY_TEXT, CODE_PARAMETER_DESCRIPTION, DESCRIPTION_PARAMETER_DESCRIPTION,
+    RUN_CODE_DESCRIPTION, RUN_CODE_NAME, TOOL_SEARCH_TEXT, TOOL_SEARCH_TEXT_PY,
+};
 pub use transport::{
-    CODE_PARAMETER_DESCRIPTION, DESCRIPTION_PARAMETER_DESCRIPTION, RUN_CODE_DESCRIPTION,
-    RUN_CODE_NAME, render_run_code, run_code_output_schema, run_code_parameters,
-    run_code_parameters_for,
+    render_run_code, run_code_output_schema, run_code_parameters, run_code_parameters_for,
 };
 
 use dsh_tools_core::extension::{ReservedName, ScopeExtension, WeakRegistry};

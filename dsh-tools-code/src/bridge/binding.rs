@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 use super::{Pending, Run};
 use crate::durable::{Check, JournalEntry};
 use crate::runtime::{BindingFn, BindingNamespace, ErrorClass};
-use crate::transport::RUN_CODE_NAME;
+use crate::texts::RUN_CODE_NAME;
 use dsh_tools_core::ToolRegistry;
 use dsh_tools_core::extension::{CallInput, CallerCancel, SharedStr};
 

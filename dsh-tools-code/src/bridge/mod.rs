@@ -22,8 +22,6 @@ mod commit;
 mod discovery;
 mod replies;
 
-pub(crate) use discovery::{DESCRIBE, SEARCH};
-
 use super::CodeModeExt;
 use crate::dispatch_log::{DispatchLog, DispatchLogFn};
 use crate::durable::{DurableRun, Ending};

@@ -27,7 +27,7 @@ use crate::runtime::{
 pub(crate) const STOP_GRACE: Duration = Duration::from_millis(150);
 
 /// The message of the `abort` outcome.
-pub const CANCELLED_MESSAGE: &str = "run cancelled";
+pub const CANCELLED_MESSAGE: &str = crate::texts::CANCELLED;
 
 /// The binding namespaces by name.
 pub(crate) fn namespaces(bindings: &[BindingNamespace]) -> Vec<Namespace> {

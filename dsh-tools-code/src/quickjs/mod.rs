@@ -111,7 +111,7 @@ pub(crate) use names::validate_bindings as validate_portable_bindings;
 pub use names::{PORTABLE_RESERVED_WORDS, RESERVED_BINDING_GLOBALS, RESERVED_ERROR_MEMBERS};
 
 /// The message of the `abort` outcome when the request's cancellation token fires.
-pub const CANCELLED_MESSAGE: &str = "run cancelled";
+pub const CANCELLED_MESSAGE: &str = crate::texts::CANCELLED;
 
 /// The standard globals a program sees (`Object.getOwnPropertyNames(globalThis)` before the
 /// host adds `console`, the binding namespaces and the error classes), in QuickJS's order.
