@@ -41,6 +41,7 @@ pub mod quickjs;
 mod record;
 mod runs;
 mod runtime;
+mod sandbox;
 pub mod sdk;
 pub mod sdk_py;
 pub mod strip;

@@ -14,13 +14,13 @@ use super::session::{self, Ending, Host, Limits, Namespace};
 use super::threads::Threads;
 use crate::HostWork;
 use crate::clock::RunClock;
-use crate::quickjs::calls::{CallRequest, Calls, ThreadWaker};
-use crate::quickjs::ledger::Ledger;
-use crate::quickjs::shared::{Outcome, Shared, Stop};
 use crate::runtime::{
     BindingNamespace, CodeErrorKind, CodeRunError, CodeRunRequest, CodeRunResult, RunSnapshot,
     SnapshotSlot,
 };
+use crate::sandbox::calls::{CallRequest, Calls, ThreadWaker};
+use crate::sandbox::ledger::Ledger;
+use crate::sandbox::shared::{Outcome, Shared, Stop};
 
 /// How long a stopped program may take to notice before its run is abandoned (it still ends on
 /// its own, at its interpreter-time budget at the latest).

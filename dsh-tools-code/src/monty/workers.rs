@@ -27,10 +27,10 @@ use super::inproc::{self, WallClock};
 use super::outcome;
 use super::pause::Paused;
 use super::protocol::{FromWorker, ToWorker, VERSION, line};
-use crate::quickjs::shared::{Outcome, Shared, Stop};
 use crate::runtime::{
     BindingNamespace, CodeErrorKind, CodeRunError, CodeRunRequest, CodeRunResult,
 };
+use crate::sandbox::shared::{Outcome, Shared, Stop};
 
 /// Exit status of a worker that went past its memory limit (the allocator's).
 const OOM_EXIT_CODE: i32 = monty_types::OOM_EXIT_CODE;

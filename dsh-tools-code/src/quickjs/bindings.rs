@@ -14,12 +14,12 @@ use crate::runtime::ErrorClass;
 use crate::texts::{ARGS_NOT_LOSSLESS, RESOLUTION_NOT_LOSSLESS};
 
 use super::build::{self, ToJsError};
-use super::calls::{CallRequest, Calls};
 use super::convert::{self, ToJsonError};
 use super::errors;
 use super::globals::Env;
 use super::schedule::Schedule;
-use super::shared::Shared;
+use crate::sandbox::calls::{CallRequest, Calls};
+use crate::sandbox::shared::Shared;
 
 /// The names of one namespace (the functions themselves stay on the host side).
 #[derive(Debug, Clone)]

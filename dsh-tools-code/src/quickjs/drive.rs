@@ -15,11 +15,11 @@ use crate::clock::RunClock;
 use crate::runtime::{CodeErrorKind, CodeRunError};
 
 use super::bindings::{self, RunState};
-use super::calls::ThreadWaker;
 use super::convert::{self, ToJsonError};
 use super::cpu;
 use super::errors::{self, Budgets, PROGRAM_FILE};
-use super::shared::{Outcome, Shared, Stop};
+use crate::sandbox::calls::ThreadWaker;
+use crate::sandbox::shared::{Outcome, Shared, Stop};
 
 /// Busy time: time spent running JavaScript, not time spent waiting for the host.
 #[derive(Default)]

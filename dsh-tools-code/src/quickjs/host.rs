@@ -11,9 +11,9 @@ use crate::runtime::{CodeErrorKind, CodeRunError, CodeRunRequest, CodeRunResult}
 use super::CANCELLED_MESSAGE;
 use super::config::QuickJsConfig;
 use super::drive::WallClock;
-use super::ledger::Ledger;
-use super::shared::{Outcome, Shared, Stop};
 use super::worker::{Job, Pool};
+use crate::sandbox::ledger::Ledger;
+use crate::sandbox::shared::{Outcome, Shared, Stop};
 
 /// How long a stopped sandbox thread may take to notice before its run is abandoned (a native
 /// operation the interrupt handler does not reach, e.g. a huge `Array.prototype.join`). The
