@@ -7,9 +7,9 @@ use std::borrow::Cow;
 use dsh_tools::ToolDefinition;
 use dsh_tools::exec::ScopeId;
 
-use super::CodeModeState;
 use super::flavour::{FLAVOURS, TYPESCRIPT, flavour};
 use super::sdk::sdk_tool_from;
+use super::state::CodeModeState;
 use super::texts::{CODE_ONLY_TEXT, RUN_CODE_NAME};
 use dsh_tools_core::extension::ScopeExtension;
 use dsh_tools_core::{

@@ -22,12 +22,10 @@ mod commit;
 mod discovery;
 mod replies;
 
-use super::CodeModeExt;
 use crate::dispatch_log::{DispatchLog, DispatchLogFn};
-use crate::durable::{DurableRun, Ending};
+use crate::durable::{DurableRun, Ending, RunGrants};
 use crate::events::{CodeDispatchEvent, emit};
 use crate::host_work::HostWork;
-use crate::runs::RunGrants;
 use crate::runtime::{CodeRunRequest, SnapshotSlot};
 use dsh_tools_core::extension::{CallInput, Lane, LaneIntake, OnStart};
 use dsh_tools_core::{PromptError, ToolRegistry};
@@ -103,7 +101,7 @@ pub(crate) async fn run_code(
             "invalid description: expected a non-empty string",
         ));
     }
-    let runtime = registry.code_runtime().ok_or_else(|| {
+    let runtime = crate::state::code_runtime(&registry).ok_or_else(|| {
         let mode = registry.effective_mode(ctx.execution().agent);
         ToolError::msg(PromptError::missing_runtime(mode).to_string())
     })?;
@@ -145,9 +143,9 @@ pub(crate) async fn run_code(
     let program_stop = run_cancel.child_token();
     let source = Arc::new(LaneIntake::default());
     let over = CancellationToken::new();
-    let sink = super::event_sink(&registry).filter(|_| exec.agent.is_some());
+    let sink = crate::state::event_sink(&registry).filter(|_| exec.agent.is_some());
     let grants: RunGrants = Arc::default();
-    let mut durable = match super::runs::durable_start(&registry, &exec.call_id) {
+    let mut durable = match crate::state::durable_start(&registry, &exec.call_id) {
         Some(start) if !runtime.replays() && !runtime.snapshots() => {
             let _ = start;
             return Err(ToolError::msg(
@@ -235,7 +233,7 @@ pub(crate) async fn run_code(
         super::flavour::flavour(runtime.language()).unwrap_or(&super::flavour::TYPESCRIPT);
     let helpers = discovery::bindings(&registry, exec.agent, flavour);
     let bindings = binding::bindings(&tools, helpers, &exec, &run, &run_cancel);
-    let clock = super::runs::open_run(&registry, exec.token, run.durable.clone(), grants);
+    let clock = crate::state::open_run(&registry, exec.token, run.durable.clone(), grants);
     let mut request = CodeRunRequest::new(program, vec![bindings])
         .with_cancellation(program_stop)
         .with_clock(clock.clock().clone());

@@ -126,9 +126,10 @@ pub use spent::{FileSpentStore, MemorySpentStore, SpentStore};
 pub use stored::{OUTCOME_UNKNOWN, OutcomeUnknownPolicy, UNNAMED_APPROVER, resume_run};
 
 pub(crate) use journal::JournalEntry;
-pub(crate) use run::{Check, DurableRun, DurableStart, Ending, Suspension};
+pub(crate) use run::{Check, DurableRun, DurableStart, Ending, RunGrants, Suspension};
 
-use crate::{CodeModeExt, RUN_CODE_NAME};
+use crate::state::code_runtime;
+use crate::texts::RUN_CODE_NAME;
 use continuation::Payload;
 use dsh_tools_core::ToolRegistry;
 use dsh_tools_core::approval::{ApprovalOutcome, ApprovalScope};
@@ -421,7 +422,7 @@ pub(crate) async fn resume_code(
     durability: &Durability,
 ) -> Result<RunOutcome, ContinuationError> {
     let payload = continuation::open(continuation, &durability.key)?;
-    if let Some(runtime) = registry.code_runtime()
+    if let Some(runtime) = code_runtime(registry)
         && runtime.language() != payload.language
     {
         return Err(ContinuationError::Language {
@@ -514,7 +515,8 @@ pub(crate) async fn run_durable(
     let run = input.call_id.clone();
     let root = input.root_call_id.clone().filter(|root| *root != run);
     let slot = Arc::clone(&start.suspension);
-    let Some(registered) = crate::CodeModeState::register_durable(registry, &run, start) else {
+    let Some(registered) = crate::state::CodeModeState::register_durable(registry, &run, start)
+    else {
         return RunOutcome::Completed(ToolExecutionResult::failure(ToolError::msg(format!(
             "a durable run_code call with id \"{run}\" is already running"
         ))));
@@ -525,9 +527,8 @@ pub(crate) async fn run_durable(
     let Some(suspension) = suspension else {
         return RunOutcome::Completed(result);
     };
-    let language = registry
-        .code_runtime()
-        .map_or_else(String::new, |runtime| runtime.language().to_owned());
+    let language =
+        code_runtime(registry).map_or_else(String::new, |runtime| runtime.language().to_owned());
     let payload = Payload {
         v: CONTINUATION_VERSION,
         id: continuation::fresh_id(),

@@ -2,13 +2,13 @@
 //! journal, which diverge, the journal of the calls that complete, and the suspension a
 //! sub-call's `ask` starts.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use dsh_tools::ContextMessage;
 use dsh_tools::definition::BoxFuture;
-use dsh_tools::exec::{ToolExecutionResult, ToolRunContext};
+use dsh_tools::exec::{ToolExecution, ToolExecutionResult, ToolRunContext};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
@@ -16,7 +16,6 @@ use super::journal::{Journal, JournalEntry, Settled, arguments_digest, digest_ma
 use super::{Decision, PendingCall};
 use crate::events::{CodeDispatchEvent, CodeEventSink, emit};
 use crate::record::{RecordedRun, RunRecord};
-use crate::runs::RunGrants;
 use crate::runtime::RunSnapshot;
 use dsh_tools_core::approval::ApprovalOutcome;
 use dsh_tools_core::hooks::Ask;
@@ -96,6 +95,9 @@ pub(crate) enum Ending {
 }
 
 /// Durable runs alive right now (see [`super::live_durable_runs`]).
+/// The tools approved for the rest of one run (a durable run's continuation carries them).
+pub(crate) type RunGrants = Arc<Mutex<BTreeSet<String>>>;
+
 pub(crate) static LIVE: AtomicUsize = AtomicUsize::new(0);
 
 /// The durable state of one `run_code` execution.
@@ -479,5 +481,33 @@ impl DurableRun {
                 .collect(),
             snapshot: None,
         })
+    }
+}
+
+impl CodeDispatchEvent {
+    pub(crate) fn suspended(outer: &ToolExecution, suspension: &Suspension) -> Self {
+        Self::Suspended {
+            root_call_id: outer.root_call_id.to_string(),
+            parent_call_id: outer.call_id.to_string(),
+            pending: suspension.pending.iter().map(|p| p.id.clone()).collect(),
+            journaled: suspension.journal.len(),
+        }
+    }
+
+    pub(crate) fn resumed(outer: &ToolExecution, run: &DurableRun) -> Self {
+        let ids = |approve: bool| {
+            run.decided()
+                .iter()
+                .filter(|(_, decision)| decision.approves() == approve)
+                .map(|(pending, _)| pending.id.clone())
+                .collect()
+        };
+        Self::Resumed {
+            root_call_id: outer.root_call_id.to_string(),
+            parent_call_id: outer.call_id.to_string(),
+            journaled: run.replayed(),
+            approved: ids(true),
+            denied: ids(false),
+        }
     }
 }

@@ -21,7 +21,7 @@ use super::{
     ContinuationError, Decision, Durability, DurableStart, PendingCall, Resume, RunOutcome,
 };
 use crate::record::RecordedRun;
-use crate::{CodeModeExt, CodeModeState};
+use crate::state::{CodeModeState, code_runtime};
 
 /// The stable code of a call whose outcome is unknown.
 pub const OUTCOME_UNKNOWN: &str = "OUTCOME_UNKNOWN";
@@ -354,8 +354,7 @@ pub(crate) async fn begin(
     let meta = RunMeta {
         program: text("code"),
         description: text("description"),
-        language: registry
-            .code_runtime()
+        language: code_runtime(registry)
             .map_or_else(String::new, |runtime| runtime.language().to_owned()),
         root: root.map(str::to_owned),
     };
@@ -459,7 +458,7 @@ pub async fn resume_run(
     }
     let meta: RunMeta = serde_json::from_value(info.meta)
         .map_err(|e| ContinuationError::Body(format!("run {run}'s metadata: {e}")))?;
-    if let Some(runtime) = registry.code_runtime()
+    if let Some(runtime) = code_runtime(registry)
         && runtime.language() != meta.language
     {
         return Err(ContinuationError::Language {
