@@ -2,9 +2,13 @@
 //! generated SDK; the program is type-stripped and runs in a fresh sandbox whose `tools.*` bindings
 //! go back through the registry's pipeline.
 //!
-//! The runtime seam ([`CodeRuntime`] and its request/result types), the run clock, the dispatch
-//! events and the `run_code` transport are this module's own items; the QuickJS backend
-//! ([`quickjs`]), the SDK renderer ([`sdk`]) and the type strip ([`strip`]) are modules.
+//! This root holds only the module list and the public re-exports: the runtime seam
+//! ([`CodeRuntime`] and its request/result types), the run clock, the dispatch events and the
+//! `run_code` texts and transport are re-exported here from their modules; the QuickJS backend
+//! ([`quickjs`]), the SDK renderer ([`sdk`]) and the type strip ([`strip`]) are public modules.
+//! The modules point one way (`ARCHITECTURE.md`, "`dsh-tools-code`: modules"): the texts the
+//! model sees and the sandbox layer both backends share at the bottom, the registry's state in
+//! the middle, the bridge, the scope extension and the host methods on top.
 //!
 //! This crate is the heavy half of `dsh-tools-runtime` (swc, QuickJS, and with the `python`
 //! feature Monty and ruff's parser), kept apart from the registry and pipeline of
