@@ -32,6 +32,7 @@ mod clock;
 pub mod cost;
 mod dispatch_log;
 pub mod durable;
+mod durable_run;
 mod events;
 mod extension;
 mod fence;

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use dsh_tools::exec::{ExecutionToken, ToolExecution};
 
 use super::clock::RunClock;
-use super::durable::{DurableRun, RunGrants};
+use super::durable_run::{DurableRun, RunGrants};
 use dsh_tools_core::ToolRegistry;
 use dsh_tools_core::approval::{ApprovalOutcome, ApprovalScope};
 use dsh_tools_core::hooks::{ApprovalGate, ApprovalWait, Ask, RunApproval};

@@ -9,7 +9,7 @@ use dsh_tools::ToolDefinition;
 use dsh_tools::exec::{ExecutionToken, ScopeId};
 
 use crate::clock::RunClock;
-use crate::durable::{DurableRun, DurableStart, RunGrants};
+use crate::durable_run::{DurableRun, DurableStart, RunGrants};
 use crate::events::CodeEventSink;
 use crate::runs::{self, LiveRun};
 use crate::runtime::CodeRuntime;

@@ -1,6 +1,8 @@
 //! The durable side of one `run_code` execution: which sub-calls a replay answers from the
-//! journal, which diverge, the journal of the calls that complete, and the suspension a
-//! sub-call's `ask` starts.
+//! journal, which diverge, the journal of the calls that complete ([`journal`]), and the
+//! suspension a sub-call's `ask` starts (its pending calls and their decision: `pending.rs`);
+//! with the feature `store`, the run's link to the durable store ([`link`]). The registry's
+//! state holds it; `durable/` drives durable runs and re-exports the public items.
 
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -12,13 +14,19 @@ use dsh_tools::exec::{ToolExecution, ToolExecutionResult, ToolRunContext};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use super::journal::{Journal, JournalEntry, Settled, arguments_digest, digest_matches};
-use super::{Decision, PendingCall};
+pub(crate) mod journal;
+#[cfg(feature = "store")]
+pub(crate) mod link;
+mod pending;
+
+pub use pending::{Decision, PendingCall};
+
 use crate::events::{CodeDispatchEvent, CodeEventSink, emit};
 use crate::record::{RecordedRun, RunRecord};
 use crate::runtime::RunSnapshot;
 use dsh_tools_core::approval::ApprovalOutcome;
 use dsh_tools_core::hooks::Ask;
+use journal::{Journal, JournalEntry, Settled, arguments_digest, digest_matches};
 
 /// How a durable `run_code` execution starts: fresh, or resuming a continuation.
 #[derive(Debug, Default)]
@@ -40,7 +48,7 @@ pub(crate) struct DurableStart {
     pub(crate) suspension: Arc<Mutex<Option<Suspension>>>,
     /// The store the run is journaled in as it goes.
     #[cfg(feature = "store")]
-    pub(crate) link: Option<Arc<super::stored::RunLink>>,
+    pub(crate) link: Option<Arc<link::RunLink>>,
 }
 
 /// What a suspended run leaves behind (sealed into a continuation by the caller).
@@ -121,7 +129,7 @@ pub(crate) struct DurableRun {
     grants: RunGrants,
     state: Mutex<State>,
     #[cfg(feature = "store")]
-    link: Option<Arc<super::stored::RunLink>>,
+    link: Option<Arc<link::RunLink>>,
 }
 
 #[derive(Default)]
@@ -302,7 +310,7 @@ impl DurableRun {
 
     /// The store the run is journaled in as it goes.
     #[cfg(feature = "store")]
-    pub(crate) fn link(&self) -> Option<&Arc<super::stored::RunLink>> {
+    pub(crate) fn link(&self) -> Option<&Arc<link::RunLink>> {
         self.link.as_ref()
     }
 
