@@ -28,7 +28,8 @@ use serde_json::{Map, Value, json};
 
 use super::flavour::Flavour;
 use super::sdk::SdkTool;
-use super::transport::{RUN_CODE_NAME, run_code_parameters_for};
+use super::texts::RUN_CODE_NAME;
+use super::transport::run_code_parameters_for;
 use dsh_tools_core::tokens;
 
 /// The token counts of one tool set in its two presentations.

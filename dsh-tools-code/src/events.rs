@@ -9,7 +9,6 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::dispatch_log::{DispatchLogEntry, DispatchLogFn, shape};
-use super::durable::{DurableRun, Suspension};
 
 /// One sub-call event. Only calls whose outer `run_code` call has an agent produce events.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -130,32 +129,6 @@ impl CodeDispatchEvent {
 }
 
 impl CodeDispatchEvent {
-    pub(crate) fn suspended(outer: &ToolExecution, suspension: &Suspension) -> Self {
-        Self::Suspended {
-            root_call_id: outer.root_call_id.to_string(),
-            parent_call_id: outer.call_id.to_string(),
-            pending: suspension.pending.iter().map(|p| p.id.clone()).collect(),
-            journaled: suspension.journal.len(),
-        }
-    }
-
-    pub(crate) fn resumed(outer: &ToolExecution, run: &DurableRun) -> Self {
-        let ids = |approve: bool| {
-            run.decided()
-                .iter()
-                .filter(|(_, decision)| decision.approves() == approve)
-                .map(|(pending, _)| pending.id.clone())
-                .collect()
-        };
-        Self::Resumed {
-            root_call_id: outer.root_call_id.to_string(),
-            parent_call_id: outer.call_id.to_string(),
-            journaled: run.replayed(),
-            approved: ids(true),
-            denied: ids(false),
-        }
-    }
-
     /// A settle event whose content the dispatch-log listeners have shaped.
     pub(crate) fn shaped(mut self, chain: &[DispatchLogFn]) -> Self {
         if let Self::Settled {

@@ -3,18 +3,12 @@
 
 use dsh_tools::ToolDefinition;
 
-use super::prompt::{TOOL_SEARCH_TEXT, TOOL_SEARCH_TEXT_PY};
 use super::sdk::{SdkTool, render_tools_sdk, signature};
 use super::sdk_py::{render_tools_sdk_py, signature_py_of};
-use super::transport::{CODE_PARAMETER_DESCRIPTION, RUN_CODE_DESCRIPTION};
-
-/// The `code` parameter's description (Python flavour).
-pub const CODE_PARAMETER_DESCRIPTION_PY: &str =
-    "The program: the body of an async Python function.";
-
-/// The tool description (Python flavour). Pinned fragments: `Execute a Python program`,
-/// `` `return <value>` ``, `print(...)`; never "TypeScript".
-pub const RUN_CODE_DESCRIPTION_PY: &str = "Execute a Python program against the available tools. It takes two required arguments: `code`, the BODY of an async function (a sandboxed subset of Python 3; top-level `await` and `return <value>` work), and `description`, a short summary shown to the user. Inside the program call tools as `await tools.name({...})`; each call returns the tool's typed result or raises `ToolCallError`. Only what the program prints with `print(...)` or returns with `return <value>` comes back to you, so curate it: filter, aggregate and summarise in code. Image results of tool calls are attached after the run.";
+use super::texts::{
+    CODE_PARAMETER_DESCRIPTION, RUN_CODE_DESCRIPTION, TOOL_SEARCH_TEXT, TOOL_SEARCH_TEXT_PY,
+};
+pub use super::texts::{CODE_PARAMETER_DESCRIPTION_PY, RUN_CODE_DESCRIPTION_PY};
 
 /// What Code Mode needs to know about one program language.
 #[derive(Debug, Clone, Copy)]

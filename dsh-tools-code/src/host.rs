@@ -7,7 +7,8 @@ use std::sync::{Arc, PoisonError};
 use dsh_tools::exec::ToolExecutionInput;
 
 use super::durable::{self, ContinuationError, Durability, Resume, RunOutcome};
-use super::{CodeEventSink, CodeModeState, CodeRuntime, runs};
+use super::state::CodeModeState;
+use super::{CodeEventSink, CodeRuntime, runs};
 use dsh_tools_core::{RegistryError, ToolRegistry};
 
 /// Code Mode, ready to install on a registry: the code runtime its programs run in, and

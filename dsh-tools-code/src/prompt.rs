@@ -9,21 +9,12 @@ use dsh_tools::exec::ScopeId;
 
 use super::flavour::{FLAVOURS, TYPESCRIPT, flavour};
 use super::sdk::sdk_tool_from;
-use super::{CodeModeState, RUN_CODE_NAME};
+use super::state::CodeModeState;
+use super::texts::{CODE_ONLY_TEXT, RUN_CODE_NAME};
 use dsh_tools_core::extension::ScopeExtension;
 use dsh_tools_core::{
     PresentationMode, PromptError, PromptSection, PromptSurface, TOOL_SEARCH_NAME,
 };
-
-/// The collapse rule shown to a scope in `code` mode.
-pub const CODE_ONLY_TEXT: &str = "`run_code` is the only tool you can call directly: a call naming any other tool fails. Every tool declared in the SDK below is reached from inside a `run_code` program, as `await tools.name(args)`.";
-
-/// The `tools:search` text: how a program finds the tools the SDK does not declare (the
-/// TypeScript flavour's; [`TOOL_SEARCH_TEXT_PY`] is the Python flavour's).
-pub const TOOL_SEARCH_TEXT: &str = "More tools exist than the SDK declares. Find them from a program: `await tools.$search(query)` (or `tools.$search({ query, limit })`) resolves to `{ name: string; score: number; signature: string }[]`, best first, where `signature` is the tool's TypeScript declaration; `await tools.$describe(name)` resolves to `{ name: string; signature: string }`, or `null` for no such tool. A found tool can be called at once, as `await tools.name(args)`, and is declared in the SDK from the next prompt on.";
-
-/// The `tools:search` text of the Python flavour.
-pub const TOOL_SEARCH_TEXT_PY: &str = "More tools exist than the SDK declares. Find them from a program: `await tools[\"$search\"](query)` (or `tools[\"$search\"]({\"query\": query, \"limit\": k})`) returns a list of `{\"name\": str, \"score\": float, \"signature\": str}` dicts, best first, where `signature` is the tool's Python declaration (its classes and its `Tools` method); `await tools[\"$describe\"](name)` returns `{\"name\": str, \"signature\": str}`, or `None` for no such tool. A found tool can be called at once, as `await tools.name({...})`, and is declared in the SDK from the next prompt on.";
 
 /// The `tools:code-only` text: [`CODE_ONLY_TEXT`], or, when native-only tools are on the wire
 /// beside `run_code`, the same rule naming them.

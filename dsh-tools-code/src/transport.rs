@@ -8,19 +8,7 @@ use serde_json::{Value, json};
 
 use dsh_tools_core::extension::WeakRegistry;
 
-/// The Code Mode transport's name, reserved in every mode.
-pub const RUN_CODE_NAME: &str = "run_code";
-
-/// The `code` parameter's description (TypeScript flavour).
-pub const CODE_PARAMETER_DESCRIPTION: &str =
-    "The program: the body of an async TypeScript function.";
-
-/// The `description` parameter's description (language independent).
-pub const DESCRIPTION_PARAMETER_DESCRIPTION: &str = "A 5-10 word summary of what the program does, in the active voice; it is shown to the user while the program runs. Examples: \"Find TODO comments under src\", \"Rename the config loader\", \"Count lines per module\".";
-
-/// The tool description (TypeScript flavour). Pinned fragments: `Execute a TypeScript program`,
-/// `BODY of an`, `` `description` ``.
-pub const RUN_CODE_DESCRIPTION: &str = "Execute a TypeScript program against the available tools. It takes two required arguments: `code`, the BODY of an async function (erasable TypeScript only: type annotations are stripped, `enum` and namespaces are not allowed; top-level `await` and `return` work), and `description`, a short summary shown to the user. Inside the program call tools as `await tools.name(args)`; each call resolves to the tool's typed result or rejects with a `ToolCallError`. Only what the program prints with `console.log` or returns comes back to you, so curate it: filter, aggregate and summarise in code. Image results of tool calls are attached after the run.";
+use super::texts::{CODE_PARAMETER_DESCRIPTION, DESCRIPTION_PARAMETER_DESCRIPTION, RUN_CODE_NAME};
 
 /// The wire parameter schema of `run_code` (TypeScript flavour).
 pub fn run_code_parameters() -> Value {

@@ -8,13 +8,9 @@ use serde_json::{Value, json};
 
 use crate::flavour::Flavour;
 use crate::runtime::BindingFn;
+use crate::texts::{DESCRIBE, SEARCH};
 use dsh_tools_core::extension::WeakRegistry;
 use dsh_tools_core::{TOOL_SEARCH_DEFAULT_LIMIT, TOOL_SEARCH_MAX_LIMIT, ToolRegistry};
-
-/// The binding names (a `$` keeps them apart from tool names, which cannot hold one).
-pub(crate) const SEARCH: &str = "$search";
-/// See [`SEARCH`].
-pub(crate) const DESCRIBE: &str = "$describe";
 
 /// `$search` and `$describe` for programs run by `agent`, in the language of `flavour` (the
 /// signatures they return are its declarations).

@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use sha2::Sha256;
 
 use super::PendingCall;
-use super::journal::JournalEntry;
+use crate::durable_run::journal::JournalEntry;
 use crate::record::RecordedRun;
 use crate::runtime::RunSnapshot;
 
@@ -290,7 +290,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::durable::journal::Settled;
+    use crate::durable_run::journal::Settled;
 
     fn payload() -> Payload {
         Payload {

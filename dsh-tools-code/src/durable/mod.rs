@@ -1,11 +1,11 @@
 //! Durable Code Mode: a program whose tool call needs a person's approval **suspends**, and
 //! **resumes** later — in this process or another — with every tool call executed exactly once.
 //!
-//! [`CodeModeExt::run_code_suspendable`] runs a `run_code` call with suspension enabled: when
+//! [`CodeModeExt::run_code_suspendable`](crate::CodeModeExt::run_code_suspendable) runs a `run_code` call with suspension enabled: when
 //! a sub-call's pre-execute decision is `ask`, the calls already in flight finish (and are
 //! journaled), calls not yet started are not started, the program stops, and the outcome is
 //! [`RunOutcome::Suspended`] — a sealed continuation and the [`PendingCall`]s awaiting a
-//! decision. [`CodeModeExt::resume_code`] opens the continuation (refusing a tampered,
+//! decision. [`CodeModeExt::resume_code`](crate::CodeModeExt::resume_code) opens the continuation (refusing a tampered,
 //! truncated, foreign-key or already resumed one before anything runs) and resumes the run
 //! with the [`Decision`].
 //!
@@ -105,8 +105,6 @@
 //! soon after the `ask` (it keeps computing) cannot be paused: the run fails, naming why.
 
 mod continuation;
-mod journal;
-mod run;
 mod spent;
 #[cfg(feature = "store")]
 mod stored;
@@ -114,76 +112,27 @@ mod stored;
 use std::sync::{Arc, PoisonError};
 
 use dsh_tools::exec::{ScopeId, ToolExecutionInput, ToolExecutionResult};
-use dsh_tools::present::ToolCallView;
 use dsh_tools::{ErrorInfo, ToolError};
-use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
+#[cfg(feature = "store")]
+pub use crate::durable_run::link::OUTCOME_UNKNOWN;
 pub use continuation::{CONTINUATION_VERSION, ContinuationError, ContinuationKey, MIN_KEY_BYTES};
 pub use spent::{FileSpentStore, MemorySpentStore, SpentStore};
 #[cfg(feature = "store")]
-pub use stored::{OUTCOME_UNKNOWN, OutcomeUnknownPolicy, UNNAMED_APPROVER, resume_run};
+pub use stored::{OutcomeUnknownPolicy, UNNAMED_APPROVER, resume_run};
 
-pub(crate) use journal::JournalEntry;
-pub(crate) use run::{Check, DurableRun, DurableStart, Ending, Suspension};
+pub(crate) use crate::durable_run::journal::JournalEntry;
+pub(crate) use crate::durable_run::{
+    Check, DurableRun, DurableStart, Ending, RunGrants, Suspension,
+};
+pub use crate::durable_run::{Decision, PendingCall};
 
-use crate::{CodeModeExt, RUN_CODE_NAME};
+use crate::state::code_runtime;
+use crate::texts::RUN_CODE_NAME;
 use continuation::Payload;
 use dsh_tools_core::ToolRegistry;
-use dsh_tools_core::approval::{ApprovalOutcome, ApprovalScope};
-
-/// A sub-call a suspended run awaits a decision about.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PendingCall {
-    /// Its id, `<run id>:code:<n>`.
-    pub id: String,
-    /// The tool.
-    pub tool: String,
-    /// The arguments the program passed.
-    pub arguments: Value,
-    /// Why the policy asked.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
-    /// The card to show the person deciding: the tool's `present_call`, or the generic one.
-    pub card: ToolCallView,
-    /// The widest scope an approval may have (what the tool's annotations allow, see
-    /// [`ApprovalScope::widest_for`]); a wider decision is narrowed to it.
-    pub widest_scope: ApprovalScope,
-}
-
-/// The decision about a suspended run's pending calls.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Decision {
-    /// Run them; the scope says how far the approval reaches: [`ApprovalScope::Run`] approves
-    /// later calls of the same tool in this run too (the continuations carry it),
-    /// [`ApprovalScope::Session`] those of the resuming registry — each narrowed to the call's
-    /// [`widest_scope`](PendingCall::widest_scope).
-    Approve(ApprovalScope),
-    /// Refuse them: the program sees a `ToolCallError` (`the user rejected tool "<name>"`).
-    Deny,
-}
-
-impl Decision {
-    /// Approve these calls only.
-    pub const APPROVE: Self = Self::Approve(ApprovalScope::Once);
-
-    /// Whether the decision approves.
-    pub fn approves(self) -> bool {
-        matches!(self, Self::Approve(_))
-    }
-
-    /// The approval outcome the pipeline sees.
-    pub(crate) fn outcome(self) -> ApprovalOutcome {
-        match self {
-            Self::Approve(ApprovalScope::Once) => ApprovalOutcome::AllowedOnce,
-            Self::Approve(ApprovalScope::Run) => ApprovalOutcome::AllowedForRun,
-            Self::Approve(ApprovalScope::Session) => ApprovalOutcome::AllowedForSession,
-            Self::Deny => ApprovalOutcome::Rejected,
-        }
-    }
-}
 
 /// What a host supplies for durable runs: the key that seals and opens its continuations and
 /// the store of spent continuation ids.
@@ -334,7 +283,7 @@ impl Resume {
 /// The durable runs (suspendable or resumed `run_code` executions) alive in this process right
 /// now: 0 whenever none is in progress (a leak check).
 pub fn live_durable_runs() -> usize {
-    run::LIVE.load(std::sync::atomic::Ordering::SeqCst)
+    crate::durable_run::LIVE.load(std::sync::atomic::Ordering::SeqCst)
 }
 
 /// The `run_code` error of a suspended execution (the caller gets the continuation instead).
@@ -421,7 +370,7 @@ pub(crate) async fn resume_code(
     durability: &Durability,
 ) -> Result<RunOutcome, ContinuationError> {
     let payload = continuation::open(continuation, &durability.key)?;
-    if let Some(runtime) = registry.code_runtime()
+    if let Some(runtime) = code_runtime(registry)
         && runtime.language() != payload.language
     {
         return Err(ContinuationError::Language {
@@ -459,7 +408,7 @@ pub(crate) async fn resume_code(
     );
     let start = DurableStart {
         suspend: resume.suspend,
-        journal: journal::Journal::from_entries(payload.journal),
+        journal: crate::durable_run::journal::Journal::from_entries(payload.journal),
         record: Some(payload.record),
         decided: payload
             .pending
@@ -514,7 +463,8 @@ pub(crate) async fn run_durable(
     let run = input.call_id.clone();
     let root = input.root_call_id.clone().filter(|root| *root != run);
     let slot = Arc::clone(&start.suspension);
-    let Some(registered) = crate::CodeModeState::register_durable(registry, &run, start) else {
+    let Some(registered) = crate::state::CodeModeState::register_durable(registry, &run, start)
+    else {
         return RunOutcome::Completed(ToolExecutionResult::failure(ToolError::msg(format!(
             "a durable run_code call with id \"{run}\" is already running"
         ))));
@@ -525,9 +475,8 @@ pub(crate) async fn run_durable(
     let Some(suspension) = suspension else {
         return RunOutcome::Completed(result);
     };
-    let language = registry
-        .code_runtime()
-        .map_or_else(String::new, |runtime| runtime.language().to_owned());
+    let language =
+        code_runtime(registry).map_or_else(String::new, |runtime| runtime.language().to_owned());
     let payload = Payload {
         v: CONTINUATION_VERSION,
         id: continuation::fresh_id(),

@@ -3,7 +3,7 @@
 //! side enforces the wall clock and cancellation and assembles the result through the ledger.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use serde_json::Value;
 use tokio::sync::oneshot;
@@ -13,21 +13,16 @@ use super::pause::Paused;
 use super::session::{self, Ending, Host, Limits, Namespace};
 use super::threads::Threads;
 use crate::HostWork;
-use crate::clock::RunClock;
-use crate::quickjs::calls::{CallRequest, Calls, ThreadWaker};
-use crate::quickjs::ledger::Ledger;
-use crate::quickjs::shared::{Outcome, Shared, Stop};
 use crate::runtime::{
     BindingNamespace, CodeErrorKind, CodeRunError, CodeRunRequest, CodeRunResult, RunSnapshot,
     SnapshotSlot,
 };
-
-/// How long a stopped program may take to notice before its run is abandoned (it still ends on
-/// its own, at its interpreter-time budget at the latest).
-pub(crate) const STOP_GRACE: Duration = Duration::from_millis(150);
+use crate::sandbox::calls::{CallRequest, Calls, ThreadWaker};
+use crate::sandbox::shared::{Outcome, Shared, Stop};
+use crate::sandbox::supervise::{StopLimits, StopOnDrop, WallClock, finish, supervise};
 
 /// The message of the `abort` outcome.
-pub const CANCELLED_MESSAGE: &str = "run cancelled";
+pub const CANCELLED_MESSAGE: &str = crate::texts::CANCELLED;
 
 /// The binding namespaces by name.
 pub(crate) fn namespaces(bindings: &[BindingNamespace]) -> Vec<Namespace> {
@@ -54,42 +49,13 @@ pub(crate) fn limits(config: &MontyConfig, memory: Option<usize>) -> Limits {
     }
 }
 
-/// The outcome of a stop.
-pub(crate) fn stop_error(config: &MontyConfig, reason: Stop) -> CodeRunError {
-    let (kind, message) = match reason {
-        Stop::Cancel => (CodeErrorKind::Abort, CANCELLED_MESSAGE.to_owned()),
-        Stop::Wall => (
-            CodeErrorKind::Timeout,
-            format!(
-                "wall-clock ceiling reached ({}ms)",
-                config.wall_clock.as_millis()
-            ),
-        ),
-        Stop::Cpu => (
-            CodeErrorKind::Timeout,
-            format!(
-                "compute budget exhausted ({}ms of interpreter time)",
-                config.cpu_budget.as_millis()
-            ),
-        ),
-        Stop::Output => (
-            CodeErrorKind::OutputLimit,
-            format!("outer output exceeded {} bytes", config.max_output_bytes),
-        ),
-    };
-    CodeRunError { kind, message }
-}
-
-/// The result of a run, through the ledger.
-pub(crate) fn finish(config: &MontyConfig, shared: &Shared, outcome: Outcome) -> CodeRunResult {
-    let ledger = std::mem::replace(&mut *shared.ledger(), Ledger::new(config.max_output_bytes));
-    match outcome {
-        Outcome::Value(value) => ledger.finish(value, None),
-        Outcome::Error(error) => ledger.finish(None, Some(error)),
-        Outcome::Stopped => {
-            let reason = shared.stopped().unwrap_or(Stop::Cancel);
-            ledger.finish(None, Some(stop_error(config, reason)))
-        }
+/// The limits a stopped run's error names.
+pub(crate) fn stop_limits(config: &MontyConfig) -> StopLimits {
+    StopLimits {
+        wall_clock: config.wall_clock,
+        cpu_budget: config.cpu_budget,
+        cpu_measure: "interpreter time",
+        max_output_bytes: config.max_output_bytes,
     }
 }
 
@@ -100,28 +66,6 @@ impl From<Ending> for Outcome {
             Ending::Error(error) => Outcome::Error(error),
             Ending::Stopped | Ending::Paused(_) => Outcome::Stopped,
         }
-    }
-}
-
-/// Stops the program when the run future is dropped before it finished (harmless after).
-struct StopOnDrop(Arc<Shared>);
-
-impl Drop for StopOnDrop {
-    fn drop(&mut self) {
-        self.0.stop_and_wake(Stop::Cancel);
-    }
-}
-
-/// The wall-clock ceiling: `budget` from `start`, not counting paused time.
-pub(crate) struct WallClock {
-    pub(crate) start: Instant,
-    pub(crate) budget: Duration,
-    pub(crate) clock: RunClock,
-}
-
-impl WallClock {
-    pub(crate) async fn elapsed(&self) {
-        self.clock.elapsed(self.start, self.budget).await;
     }
 }
 
@@ -147,17 +91,18 @@ pub(crate) async fn run(
     config: Arc<MontyConfig>,
     request: CodeRunRequest,
 ) -> CodeRunResult {
+    let stops = stop_limits(&config);
     let shared = Arc::new(Shared::new(config.max_output_bytes));
     if request.cancel.is_cancelled() {
         shared.stop(Stop::Cancel);
-        return finish(&config, &shared, Outcome::Stopped);
+        return finish(&stops, &shared, Outcome::Stopped);
     }
     let wall = WallClock {
         start: Instant::now(),
         budget: config.wall_clock,
         clock: request.clock,
     };
-    let (done, mut outcome) = oneshot::channel();
+    let (done, outcome) = oneshot::channel();
     let job = Job {
         program: request.program,
         bindings: request.bindings,
@@ -177,34 +122,11 @@ pub(crate) async fn run(
             kind: CodeErrorKind::WorkerExit,
             message: format!("could not start a sandbox thread: {error}"),
         };
-        return finish(&config, &shared, Outcome::Error(error));
+        return finish(&stops, &shared, Outcome::Error(error));
     }
-    let elapsed = wall.elapsed();
-    tokio::pin!(elapsed);
-    let cancel = request.cancel;
-    let mut grace: Option<std::pin::Pin<Box<tokio::time::Sleep>>> = None;
-    let outcome = loop {
-        tokio::select! {
-            biased;
-            outcome = &mut outcome => break outcome.unwrap_or_else(|_| Outcome::Error(CodeRunError {
-                kind: CodeErrorKind::WorkerExit,
-                message: "the sandbox thread ended without an outcome".to_owned(),
-            })),
-            () = cancel.cancelled(), if grace.is_none() => {
-                shared.stop_and_wake(Stop::Cancel);
-                grace = Some(Box::pin(tokio::time::sleep(STOP_GRACE)));
-            }
-            () = &mut elapsed, if grace.is_none() => {
-                shared.stop_and_wake(Stop::Wall);
-                grace = Some(Box::pin(tokio::time::sleep(STOP_GRACE)));
-            }
-            () = async { grace.as_mut().expect("checked").await }, if grace.is_some() => {
-                break Outcome::Stopped;
-            }
-        }
-    };
+    let outcome = supervise(&shared, &wall, request.cancel, outcome).await;
     drop(guard);
-    finish(&config, &shared, outcome)
+    finish(&stops, &shared, outcome)
 }
 
 /// The sandbox thread's side of a run.

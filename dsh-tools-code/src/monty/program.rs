@@ -108,7 +108,7 @@ pub(crate) fn check_run(program: &str, tools: &[ToolDefinition]) -> Option<Strin
         return None;
     }
     let mut names: Vec<String> = tools.iter().map(|def| def.name().to_owned()).collect();
-    names.extend([crate::bridge::SEARCH, crate::bridge::DESCRIBE].map(str::to_owned));
+    names.extend([crate::texts::SEARCH, crate::texts::DESCRIBE].map(str::to_owned));
     let findings = analyse_calls(program, &[("tools", &names)], tools).findings;
     (!findings.is_empty()).then(|| cannot_run(&findings))
 }

@@ -26,12 +26,7 @@ use super::outcome::{self, Context};
 use super::pause::{Awaited, DriverState, Paused};
 use super::program;
 use crate::runtime::{CodeErrorKind, CodeRunError};
-
-/// Rejection of a call whose arguments are not lossless JSON (as in the TypeScript runtime).
-pub(crate) const ARGS_NOT_LOSSLESS: &str =
-    "tool arguments must be lossless JSON (call the tool with an arguments object, e.g. `{}`)";
-/// Rejection of a call whose host resolution is not lossless JSON.
-pub(crate) const RESOLUTION_NOT_LOSSLESS: &str = "binding resolution must be lossless JSON";
+use crate::texts::{ARGS_NOT_LOSSLESS, RESOLUTION_NOT_LOSSLESS};
 
 /// The identity of the first namespace's class object (any fixed id: the sandbox sees only
 /// the name); the others follow.

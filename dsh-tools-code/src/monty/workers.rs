@@ -23,14 +23,15 @@ use serde_json::Value;
 use tokio::sync::mpsc as tokio_mpsc;
 
 use super::config::{MontyConfig, WorkerConfig};
-use super::inproc::{self, WallClock};
+use super::inproc;
 use super::outcome;
 use super::pause::Paused;
 use super::protocol::{FromWorker, ToWorker, VERSION, line};
-use crate::quickjs::shared::{Outcome, Shared, Stop};
 use crate::runtime::{
     BindingNamespace, CodeErrorKind, CodeRunError, CodeRunRequest, CodeRunResult,
 };
+use crate::sandbox::shared::{Outcome, Shared, Stop};
+use crate::sandbox::supervise::{self, STOP_GRACE, WallClock};
 
 /// Exit status of a worker that went past its memory limit (the allocator's).
 const OOM_EXIT_CODE: i32 = monty_types::OOM_EXIT_CODE;
@@ -320,7 +321,7 @@ pub(crate) async fn run(
     let shared = Shared::new(config.max_output_bytes);
     if request.cancel.is_cancelled() {
         shared.stop(Stop::Cancel);
-        return inproc::finish(&config, &shared, Outcome::Stopped);
+        return supervise::finish(&inproc::stop_limits(&config), &shared, Outcome::Stopped);
     }
     let mut worker = match pool.take() {
         Ok(worker) => worker,
@@ -332,14 +333,18 @@ pub(crate) async fn run(
                     pool.config.command.display()
                 ),
             };
-            return inproc::finish(&config, &shared, Outcome::Error(error));
+            return supervise::finish(
+                &inproc::stop_limits(&config),
+                &shared,
+                Outcome::Error(error),
+            );
         }
     };
     let ended = serve(&pool, &config, &shared, &mut worker, request).await;
     if ended.reusable {
         pool.give_back(worker);
     }
-    inproc::finish(&config, &shared, ended.outcome)
+    supervise::finish(&inproc::stop_limits(&config), &shared, ended.outcome)
 }
 
 async fn serve(
@@ -419,7 +424,7 @@ async fn serve(
                     return stop(Stop::Cancel);
                 }
                 worker.send(&ToWorker::Pause { run });
-                pausing = Some(Box::pin(tokio::time::sleep(inproc::STOP_GRACE)));
+                pausing = Some(Box::pin(tokio::time::sleep(STOP_GRACE)));
             }
             () = async { pausing.as_mut().expect("checked").await }, if pausing.is_some() => {
                 return stop(Stop::Cancel);

@@ -24,8 +24,8 @@ use swc_ecma_ast::{
 use swc_ecma_parser::{Parser, StringInput, Syntax, TsSyntax};
 use swc_ecma_visit::{Visit, VisitWith};
 
-use super::bridge::{DESCRIBE, SEARCH};
 use super::strip::{SourceLimits, WRAPPER_LINES, WRAPPER_PREFIX, WRAPPER_SUFFIX};
+use super::texts::{DESCRIBE, SEARCH};
 
 /// The namespace the checked calls go through.
 const NAMESPACE: &str = "tools";

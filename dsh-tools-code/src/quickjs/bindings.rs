@@ -11,22 +11,15 @@ use rquickjs::{Constructor, Ctx, Exception, Function, Promise, Value};
 
 use crate::record::RunRecord;
 use crate::runtime::ErrorClass;
+use crate::texts::{ARGS_NOT_LOSSLESS, RESOLUTION_NOT_LOSSLESS};
 
 use super::build::{self, ToJsError};
-use super::calls::{CallRequest, Calls};
 use super::convert::{self, ToJsonError};
 use super::errors;
 use super::globals::Env;
 use super::schedule::Schedule;
-use super::shared::Shared;
-
-/// Rejection of a call whose arguments are not lossless JSON (`docs/CONTRACTS.md`, "Sub-calls",
-/// rule 10).
-pub(crate) const ARGS_NOT_LOSSLESS: &str =
-    "tool arguments must be lossless JSON (call the tool with an arguments object, e.g. `{}`)";
-/// Rejection of a call whose host resolution is not lossless JSON (`docs/CONTRACTS.md`, "The
-/// QuickJS sandbox").
-pub(crate) const RESOLUTION_NOT_LOSSLESS: &str = "binding resolution must be lossless JSON";
+use crate::sandbox::calls::{CallRequest, Calls};
+use crate::sandbox::shared::Shared;
 
 /// The names of one namespace (the functions themselves stay on the host side).
 #[derive(Debug, Clone)]

@@ -11,7 +11,7 @@ use rquickjs::{Ctx, Function, Object, Value};
 use super::bindings::RunState;
 use super::convert::js_string;
 use super::inspect::Inspect;
-use super::shared::Stop;
+use crate::sandbox::shared::Stop;
 
 /// The `console` object.
 pub(crate) fn console<'js>(

@@ -11,15 +11,15 @@ use rquickjs::context::EvalOptions;
 use rquickjs::promise::PromiseState;
 use rquickjs::{Ctx, Value};
 
-use crate::clock::RunClock;
 use crate::runtime::{CodeErrorKind, CodeRunError};
 
 use super::bindings::{self, RunState};
-use super::calls::ThreadWaker;
 use super::convert::{self, ToJsonError};
 use super::cpu;
 use super::errors::{self, Budgets, PROGRAM_FILE};
-use super::shared::{Outcome, Shared, Stop};
+use crate::sandbox::calls::ThreadWaker;
+use crate::sandbox::shared::{Outcome, Shared, Stop};
+use crate::sandbox::supervise::WallClock;
 
 /// Busy time: time spent running JavaScript, not time spent waiting for the host.
 #[derive(Default)]
@@ -41,26 +41,6 @@ impl Clock {
 
     pub(crate) fn resume(&self) {
         self.since.set(Some(Instant::now()));
-    }
-}
-
-/// The wall-clock ceiling of a run: `budget` from `start`, not counting the time the host kept
-/// the run's clock paused (a sub-call waiting for a person's approval).
-#[derive(Clone)]
-pub(crate) struct WallClock {
-    pub(crate) start: Instant,
-    pub(crate) budget: Duration,
-    pub(crate) clock: RunClock,
-}
-
-impl WallClock {
-    pub(crate) fn expired(&self) -> bool {
-        self.clock.expired(self.start, self.budget)
-    }
-
-    /// Completes when the ceiling is reached.
-    pub(crate) async fn elapsed(&self) {
-        self.clock.elapsed(self.start, self.budget).await;
     }
 }
 

@@ -75,7 +75,6 @@
 
 mod bindings;
 mod build;
-pub(crate) mod calls;
 mod config;
 mod console;
 mod convert;
@@ -85,10 +84,7 @@ mod errors;
 mod globals;
 mod host;
 mod inspect;
-pub(crate) mod ledger;
-mod names;
 mod schedule;
-pub(crate) mod shared;
 mod sources;
 mod worker;
 
@@ -99,83 +95,18 @@ use dsh_tools::definition::BoxFuture;
 
 use super::runtime::{CodeRunRequest, CodeRunResult, CodeRuntime, CodeRuntimeError};
 
+pub use crate::sandbox::names::{
+    GLOBAL_ALLOW_LIST, PORTABLE_RESERVED_WORDS, RESERVED_BINDING_GLOBALS, RESERVED_ERROR_MEMBERS,
+};
 pub use config::{
     DEFAULT_CPU_BUDGET, DEFAULT_MAX_CALLS_IN_FLIGHT, DEFAULT_MAX_OUTPUT_BYTES,
     DEFAULT_MAX_STACK_BYTES, DEFAULT_MAX_TOOL_CALLS, DEFAULT_MAX_VALUE_DEPTH,
     DEFAULT_MEMORY_LIMIT_BYTES, DEFAULT_THREAD_STACK_BYTES, DEFAULT_WALL_CLOCK,
     DEFAULT_WARM_SANDBOXES, QuickJsConfig, QuickJsConfigError, THREAD_STACK_HEADROOM_BYTES,
 };
-/// The portable binding-name rules, shared by every backend (the Monty runtime too).
-#[cfg(feature = "python")]
-pub(crate) use names::validate_bindings as validate_portable_bindings;
-pub use names::{PORTABLE_RESERVED_WORDS, RESERVED_BINDING_GLOBALS, RESERVED_ERROR_MEMBERS};
 
 /// The message of the `abort` outcome when the request's cancellation token fires.
-pub const CANCELLED_MESSAGE: &str = "run cancelled";
-
-/// The standard globals a program sees (`Object.getOwnPropertyNames(globalThis)` before the
-/// host adds `console`, the binding namespaces and the error classes), in QuickJS's order.
-pub const GLOBAL_ALLOW_LIST: &[&str] = &[
-    "Object",
-    "Error",
-    "EvalError",
-    "RangeError",
-    "ReferenceError",
-    "SyntaxError",
-    "TypeError",
-    "URIError",
-    "AggregateError",
-    "Iterator",
-    "Array",
-    "parseInt",
-    "parseFloat",
-    "isNaN",
-    "isFinite",
-    "decodeURI",
-    "decodeURIComponent",
-    "encodeURI",
-    "encodeURIComponent",
-    "escape",
-    "unescape",
-    "Infinity",
-    "NaN",
-    "undefined",
-    "Number",
-    "Boolean",
-    "String",
-    "Math",
-    "Reflect",
-    "Symbol",
-    "globalThis",
-    "BigInt",
-    "Date",
-    "RegExp",
-    "JSON",
-    "Proxy",
-    "Map",
-    "Set",
-    "WeakMap",
-    "WeakSet",
-    "ArrayBuffer",
-    "SharedArrayBuffer",
-    "Uint8ClampedArray",
-    "Int8Array",
-    "Uint8Array",
-    "Int16Array",
-    "Uint16Array",
-    "Int32Array",
-    "Uint32Array",
-    "BigInt64Array",
-    "BigUint64Array",
-    "Float16Array",
-    "Float32Array",
-    "Float64Array",
-    "DataView",
-    "Atomics",
-    "Promise",
-    "WeakRef",
-    "FinalizationRegistry",
-];
+pub const CANCELLED_MESSAGE: &str = crate::texts::CANCELLED;
 
 /// Sandbox threads alive in this process right now: running a program, idle with a fresh
 /// sandbox ready, or still finishing a run that was abandoned after a stop.
@@ -254,7 +185,7 @@ impl CodeRuntime for QuickJsRuntime {
         &self,
         request: CodeRunRequest,
     ) -> BoxFuture<'static, Result<CodeRunResult, CodeRuntimeError>> {
-        let valid = names::validate_bindings(&request.bindings);
+        let valid = crate::sandbox::names::validate_bindings(&request.bindings);
         let (pool, config) = (self.pool.clone(), self.config.clone());
         Box::pin(async move {
             valid?;

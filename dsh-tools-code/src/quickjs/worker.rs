@@ -27,12 +27,13 @@ use crate::runtime::{BindingNamespace, CodeErrorKind, CodeRunError};
 use crate::strip::strip_program;
 
 use super::bindings::{NamespaceSpec, RunState};
-use super::calls::{Calls, ThreadWaker};
 use super::config::QuickJsConfig;
-use super::drive::{self, Clock, CpuBudget, WallClock, Watch};
+use super::drive::{self, Clock, CpuBudget, Watch};
 use super::errors::{self, Budgets, UNRENDERABLE};
 use super::globals::{self, Env};
-use super::shared::{Outcome, Shared};
+use crate::sandbox::calls::{Calls, ThreadWaker};
+use crate::sandbox::shared::{Outcome, Shared};
+use crate::sandbox::supervise::WallClock;
 
 /// The built-ins of a sandbox context (plus the base objects rquickjs always adds). Not
 /// `Performance`, not `DOMException`; `Eval` only so the host can evaluate the program — the

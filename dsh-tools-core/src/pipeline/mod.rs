@@ -17,6 +17,9 @@
 //! runs in a [`Host`] (the registry): the host owns the pipeline and answers what a name resolves
 //! to and how scopes nest (which scoped hooks apply).
 
+// The readability budget: no function of the pipeline over ~100 lines (clippy.toml).
+#![warn(clippy::too_many_lines)]
+
 pub mod batch;
 mod budget;
 mod call;

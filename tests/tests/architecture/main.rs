@@ -1,11 +1,13 @@
 //! The shape of the library crates, read from their sources (see `ARCHITECTURE.md`):
 //!
-//! - the top-level modules of `dsh-tools` and of `dsh-tools-core` form no cycle (a module's
+//! - the top-level modules of `dsh-tools`, `dsh-tools-core` and `dsh-tools-code` form no cycle
+//!   (a module's
 //!   dependencies are the `crate::…` paths its files name: `use` items, paths in code, and
 //!   `crate::`/`$crate::` paths inside macros; names re-exported at the crate root count for the
 //!   module that defines them);
-//! - the core's top-level modules name exactly the modules `ARCHITECTURE.md` lists for them
-//!   (an undeclared edge fails, and so does a listed edge the code no longer has);
+//! - the top-level modules of the core and of Code Mode name exactly the modules
+//!   `ARCHITECTURE.md` lists for them (an undeclared edge fails, and so does a listed edge the
+//!   code no longer has), and point one way along its order;
 //! - no file of `dsh-tools` or `dsh-tools-core` names Code Mode's tool (`run_code`) or its
 //!   feature (`feature = "code-mode"`) in code: Code Mode is `dsh-tools-code`;
 //! - `dsh-tools-code` names only the core's extension API, its public modules and its root
@@ -67,10 +69,8 @@ fn crates() -> [Crate; 3] {
 
 #[test]
 fn top_level_modules_form_no_cycle() {
-    // Code Mode's modules still form circles around its root (issue 32's "order inside Code
-    // Mode"); the two crates below it have none.
-    let [tools, core, _] = crates();
-    for krate in [tools, core] {
+    let [tools, core, code] = crates();
+    for krate in [tools, core, code] {
         let graph = krate.dependencies();
         if let Some(cycle) = find_cycle(&graph) {
             let steps: Vec<String> = cycle
@@ -87,6 +87,40 @@ fn top_level_modules_form_no_cycle() {
             );
         }
     }
+}
+
+/// `krate`'s edges that point against `order` (each module names only modules to its left);
+/// panics when `order` misses one of its top-level modules.
+fn against_order(krate: &Crate, order: &[&str]) -> Vec<String> {
+    let known: BTreeSet<&str> = order.iter().copied().collect();
+    let modules: BTreeSet<&str> = krate
+        .module(&[])
+        .children
+        .iter()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        modules, known,
+        "ARCHITECTURE.md and this test list every top-level module of {}",
+        krate.name
+    );
+    let mut against = Vec::new();
+    for (from, edges) in &krate.dependencies() {
+        let rank = order
+            .iter()
+            .position(|m| m == from)
+            .expect("a known module");
+        for (to, file) in edges {
+            let target = order.iter().position(|m| m == to).expect("a known module");
+            if target >= rank {
+                against.push(format!(
+                    "{from} names {to} ({}), against the direction of ARCHITECTURE.md",
+                    krate.relative(file)
+                ));
+            }
+        }
+    }
+    against
 }
 
 #[test]
@@ -107,33 +141,48 @@ fn the_core_modules_point_one_way() {
         "provider",
         "mcp",
     ];
-    let [_, runtime, _] = crates();
-    let graph = runtime.dependencies();
-    let known: BTreeSet<&str> = order.iter().copied().collect();
-    let modules: BTreeSet<&str> = runtime
-        .module(&[])
-        .children
-        .iter()
-        .map(String::as_str)
-        .collect();
-    assert_eq!(
-        modules, known,
-        "ARCHITECTURE.md and this test list every top-level module of dsh-tools-core"
-    );
-    for (from, edges) in &graph {
-        let rank = order
-            .iter()
-            .position(|m| m == from)
-            .expect("a known module");
-        for (to, file) in edges {
-            let target = order.iter().position(|m| m == to).expect("a known module");
-            assert!(
-                target < rank,
-                "{from} names {to} ({}), against the direction of ARCHITECTURE.md",
-                runtime.relative(file)
-            );
-        }
-    }
+    let [_, core, _] = crates();
+    let against = against_order(&core, &order);
+    assert!(against.is_empty(), "{}", against.join("\n"));
+}
+
+/// Code Mode's order, as ARCHITECTURE.md draws it (`tests` is `lib.rs`'s unit tests).
+const CODE_ORDER: &[&str] = &[
+    "texts",
+    "clock",
+    "host_work",
+    "record",
+    "fence",
+    "strip",
+    "suggest",
+    "dispatch_log",
+    "runtime",
+    "sdk",
+    "sdk_py",
+    "flavour",
+    "sandbox",
+    "quickjs",
+    "precheck",
+    "monty",
+    "events",
+    "durable_run",
+    "runs",
+    "state",
+    "prompt",
+    "durable",
+    "bridge",
+    "transport",
+    "extension",
+    "cost",
+    "host",
+    "tests",
+];
+
+#[test]
+fn the_code_modules_point_one_way() {
+    let [_, _, code] = crates();
+    let against = against_order(&code, CODE_ORDER);
+    assert!(against.is_empty(), "{}", against.join("\n"));
 }
 
 /// The core's exact module edges, as ARCHITECTURE.md lists them ("exactly: …").
@@ -184,6 +233,120 @@ fn undeclared_edges(
         }
     }
     differences
+}
+
+/// Code Mode's exact module edges, as ARCHITECTURE.md lists them.
+const CODE_EDGES: &[(&str, &[&str])] = &[
+    ("runtime", &["clock", "host_work", "record"]),
+    ("sdk", &["fence"]),
+    ("sdk_py", &["fence", "sdk"]),
+    ("flavour", &["sdk", "sdk_py", "texts"]),
+    ("sandbox", &["clock", "host_work", "runtime", "texts"]),
+    (
+        "quickjs",
+        &[
+            "host_work",
+            "record",
+            "runtime",
+            "sandbox",
+            "strip",
+            "texts",
+        ],
+    ),
+    ("precheck", &["strip", "suggest", "texts"]),
+    (
+        "monty",
+        &["host_work", "precheck", "runtime", "sandbox", "texts"],
+    ),
+    ("events", &["dispatch_log"]),
+    ("durable_run", &["events", "record", "runtime"]),
+    ("runs", &["clock", "durable_run"]),
+    (
+        "state",
+        &[
+            "clock",
+            "durable_run",
+            "events",
+            "flavour",
+            "runs",
+            "runtime",
+            "sdk",
+        ],
+    ),
+    ("prompt", &["flavour", "sdk", "state", "texts"]),
+    (
+        "durable",
+        &[
+            "durable_run",
+            "flavour",
+            "record",
+            "runtime",
+            "state",
+            "texts",
+        ],
+    ),
+    (
+        "bridge",
+        &[
+            "dispatch_log",
+            "durable",
+            "events",
+            "flavour",
+            "host_work",
+            "monty",
+            "precheck",
+            "runtime",
+            "state",
+            "texts",
+        ],
+    ),
+    ("transport", &["bridge", "flavour", "texts"]),
+    (
+        "extension",
+        &["flavour", "prompt", "state", "texts", "transport"],
+    ),
+    ("cost", &["flavour", "sdk", "texts", "transport"]),
+    ("host", &["durable", "events", "runs", "runtime", "state"]),
+    ("tests", &["host", "quickjs", "sdk", "state"]),
+];
+
+#[test]
+fn the_code_modules_have_exactly_the_documented_edges() {
+    let [_, _, code] = crates();
+    let differences = undeclared_edges(&code.dependencies(), CODE_EDGES);
+    assert!(differences.is_empty(), "{}", differences.join("\n"));
+}
+
+#[test]
+fn an_undeclared_code_edge_fails_both_checks() {
+    // The test of the test: a backend naming another (the order allows it, ARCHITECTURE.md
+    // does not list it), then the sandbox layer naming a backend (a cycle, and against the
+    // order).
+    let [_, _, code] = crates();
+    let mut graph = code.dependencies();
+    graph
+        .entry("monty".to_owned())
+        .or_default()
+        .insert("quickjs".to_owned(), PathBuf::from("src/monty/mod.rs"));
+    assert_eq!(
+        undeclared_edges(&graph, CODE_EDGES),
+        ["monty -> quickjs is not in ARCHITECTURE.md"]
+    );
+    assert_eq!(find_cycle(&graph), None);
+    graph
+        .entry("sandbox".to_owned())
+        .or_default()
+        .insert("monty".to_owned(), PathBuf::from("src/sandbox/mod.rs"));
+    let cycle = find_cycle(&graph).expect("a cycle");
+    let rank = |m: &str| CODE_ORDER.iter().position(|n| *n == m);
+    assert!(
+        rank("monty") > rank("sandbox"),
+        "sandbox -> monty points right"
+    );
+    assert!(
+        cycle.contains(&"sandbox".to_owned()) && cycle.contains(&"monty".to_owned()),
+        "{cycle:?}"
+    );
 }
 
 #[test]

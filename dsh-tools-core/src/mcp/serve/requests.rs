@@ -22,7 +22,7 @@ pub(crate) async fn send(peer: Peer<RoleServer>, request: InputRequest) -> Resul
         }
         InputKind::Sampling => {
             let params = parse(kind, request.params)?;
-            #[allow(
+            #[expect(
                 deprecated,
                 reason = "deprecated by SEP-2577 for later revisions; the sessions here have it"
             )]
@@ -30,7 +30,7 @@ pub(crate) async fn send(peer: Peer<RoleServer>, request: InputRequest) -> Resul
             answer(result.map_err(|e| failed(e.to_string()))?)
         }
         InputKind::Roots => {
-            #[allow(
+            #[expect(
                 deprecated,
                 reason = "deprecated by SEP-2577 for later revisions; the sessions here have it"
             )]

@@ -1,25 +1,32 @@
 //! The durable side of one `run_code` execution: which sub-calls a replay answers from the
-//! journal, which diverge, the journal of the calls that complete, and the suspension a
-//! sub-call's `ask` starts.
+//! journal, which diverge, the journal of the calls that complete ([`journal`]), and the
+//! suspension a sub-call's `ask` starts (its pending calls and their decision: `pending.rs`);
+//! with the feature `store`, the run's link to the durable store ([`link`]). The registry's
+//! state holds it; `durable/` drives durable runs and re-exports the public items.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use dsh_tools::ContextMessage;
 use dsh_tools::definition::BoxFuture;
-use dsh_tools::exec::{ToolExecutionResult, ToolRunContext};
+use dsh_tools::exec::{ToolExecution, ToolExecutionResult, ToolRunContext};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use super::journal::{Journal, JournalEntry, Settled, arguments_digest, digest_matches};
-use super::{Decision, PendingCall};
+pub(crate) mod journal;
+#[cfg(feature = "store")]
+pub(crate) mod link;
+mod pending;
+
+pub use pending::{Decision, PendingCall};
+
 use crate::events::{CodeDispatchEvent, CodeEventSink, emit};
 use crate::record::{RecordedRun, RunRecord};
-use crate::runs::RunGrants;
 use crate::runtime::RunSnapshot;
 use dsh_tools_core::approval::ApprovalOutcome;
 use dsh_tools_core::hooks::Ask;
+use journal::{Journal, JournalEntry, Settled, arguments_digest, digest_matches};
 
 /// How a durable `run_code` execution starts: fresh, or resuming a continuation.
 #[derive(Debug, Default)]
@@ -41,7 +48,7 @@ pub(crate) struct DurableStart {
     pub(crate) suspension: Arc<Mutex<Option<Suspension>>>,
     /// The store the run is journaled in as it goes.
     #[cfg(feature = "store")]
-    pub(crate) link: Option<Arc<super::stored::RunLink>>,
+    pub(crate) link: Option<Arc<link::RunLink>>,
 }
 
 /// What a suspended run leaves behind (sealed into a continuation by the caller).
@@ -96,6 +103,9 @@ pub(crate) enum Ending {
 }
 
 /// Durable runs alive right now (see [`super::live_durable_runs`]).
+/// The tools approved for the rest of one run (a durable run's continuation carries them).
+pub(crate) type RunGrants = Arc<Mutex<BTreeSet<String>>>;
+
 pub(crate) static LIVE: AtomicUsize = AtomicUsize::new(0);
 
 /// The durable state of one `run_code` execution.
@@ -119,7 +129,7 @@ pub(crate) struct DurableRun {
     grants: RunGrants,
     state: Mutex<State>,
     #[cfg(feature = "store")]
-    link: Option<Arc<super::stored::RunLink>>,
+    link: Option<Arc<link::RunLink>>,
 }
 
 #[derive(Default)]
@@ -300,7 +310,7 @@ impl DurableRun {
 
     /// The store the run is journaled in as it goes.
     #[cfg(feature = "store")]
-    pub(crate) fn link(&self) -> Option<&Arc<super::stored::RunLink>> {
+    pub(crate) fn link(&self) -> Option<&Arc<link::RunLink>> {
         self.link.as_ref()
     }
 
@@ -479,5 +489,33 @@ impl DurableRun {
                 .collect(),
             snapshot: None,
         })
+    }
+}
+
+impl CodeDispatchEvent {
+    pub(crate) fn suspended(outer: &ToolExecution, suspension: &Suspension) -> Self {
+        Self::Suspended {
+            root_call_id: outer.root_call_id.to_string(),
+            parent_call_id: outer.call_id.to_string(),
+            pending: suspension.pending.iter().map(|p| p.id.clone()).collect(),
+            journaled: suspension.journal.len(),
+        }
+    }
+
+    pub(crate) fn resumed(outer: &ToolExecution, run: &DurableRun) -> Self {
+        let ids = |approve: bool| {
+            run.decided()
+                .iter()
+                .filter(|(_, decision)| decision.approves() == approve)
+                .map(|(pending, _)| pending.id.clone())
+                .collect()
+        };
+        Self::Resumed {
+            root_call_id: outer.root_call_id.to_string(),
+            parent_call_id: outer.call_id.to_string(),
+            journaled: run.replayed(),
+            approved: ids(true),
+            denied: ids(false),
+        }
     }
 }
