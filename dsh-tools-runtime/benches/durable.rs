@@ -11,6 +11,13 @@
 //!   continuation carries the paused interpreter instead of being replayed — resuming restores
 //!   it and runs the approved call only; printed: its continuation's size.
 //!
+//! - `durable/journaled/<store>` (feature `store`): the program of `durable/live/10` run with
+//!   `run_code_journaled`, journaled as it goes in each store of `dsh-tools-store` (memory, file,
+//!   and PostgreSQL / Redis when `DSH_TEST_POSTGRES_URL` / `DSH_TEST_REDIS_URL` name the servers
+//!   of `scripts/services`): the run's begin and end, an intent before the write, each of the 11
+//!   calls journaled before its result reaches the program. Printed: the cost per call as a ratio
+//!   to the live run's.
+//!
 //! The spent-id store of the bench spends nothing, so one continuation is resumed again and
 //! again.
 
@@ -199,6 +206,113 @@ fn benches(c: &mut Criterion) {
 
     #[cfg(feature = "python")]
     python(c, &tokio, &durability);
+    #[cfg(feature = "store")]
+    journaled(c, &tokio, &registry, agent.id());
+}
+
+/// The calls of the journaled runs: `JOURNALED_READS` reads and the write.
+#[cfg(feature = "store")]
+const JOURNALED_READS: usize = 10;
+
+/// The stores a journaled run can go to here: memory and file always, the servers when named.
+#[cfg(feature = "store")]
+fn stores(dir: &std::path::Path) -> Vec<(&'static str, Arc<dyn dsh_tools_store::DurableStore>)> {
+    use dsh_tools_store::{FileStore, MemoryStore, PostgresStore, RedisStore, StoreKey};
+    let key = StoreKey::generate();
+    let file = FileStore::open(dir, key.clone()).expect("a store directory");
+    let mut stores: Vec<(&'static str, Arc<dyn dsh_tools_store::DurableStore>)> = vec![
+        ("memory", Arc::new(MemoryStore::new(key.clone()))),
+        ("file", Arc::new(file)),
+    ];
+    let servers = [
+        ("postgres", "DSH_TEST_POSTGRES_URL"),
+        ("redis", "DSH_TEST_REDIS_URL"),
+    ];
+    for (name, variable) in servers {
+        let Ok(url) = std::env::var(variable) else {
+            eprintln!("{name} left out: {variable} is not set (scripts/services start)");
+            continue;
+        };
+        let store: Arc<dyn dsh_tools_store::DurableStore> = if name == "postgres" {
+            Arc::new(PostgresStore::new(&url, key.clone()).expect("a PostgreSQL store"))
+        } else {
+            Arc::new(RedisStore::new(&url, key.clone()).expect("a Redis store"))
+        };
+        stores.push((name, store));
+    }
+    stores
+}
+
+/// The cost of journaling a run as it goes, per store, beside the same run live.
+#[cfg(feature = "store")]
+fn journaled(
+    c: &mut Criterion,
+    tokio: &tokio::runtime::Runtime,
+    registry: &ToolRegistry,
+    agent: dsh_tools::exec::ScopeId,
+) {
+    use dsh_tools_runtime::code::durable::run_code_journaled;
+    use std::time::Instant;
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let nonce = format!("{:x}", std::process::id());
+    let mut next = 0_u64;
+    let mut fresh = |store: &str| {
+        next += 1;
+        let mut input = input(JOURNALED_READS, agent);
+        input.call_id = format!("bench-{nonce}-{store}-{next}");
+        input
+    };
+    let live = per_run(|| {
+        let result = tokio.block_on(registry.execute(input(JOURNALED_READS, agent)));
+        assert_eq!(result.value(), Some(&json!({"logs": [], "result": "done"})));
+    });
+    let mut group = c.benchmark_group("durable/journaled");
+    for (name, store) in stores(dir.path()) {
+        let durability =
+            Durability::new(ContinuationKey::generate(), Arc::new(NeverSpent)).with_store(store);
+        let mut run = || {
+            let outcome = tokio.block_on(run_code_journaled(registry, fresh(name), &durability));
+            let RunOutcome::Completed(result) = outcome else {
+                panic!("a journaled run without suspension completes");
+            };
+            assert_eq!(result.value(), Some(&json!({"logs": [], "result": "done"})));
+        };
+        let journaled = per_run(&mut run);
+        let calls = (JOURNALED_READS + 1) as f64;
+        println!(
+            "durable/journaled/{name}: {:.1} us per call journaled, {:.1} us live: {:.2}x",
+            journaled.as_secs_f64() * 1e6 / calls,
+            live.as_secs_f64() * 1e6 / calls,
+            journaled.as_secs_f64() / live.as_secs_f64()
+        );
+        group.bench_function(name, |b| {
+            b.iter_custom(|iterations| {
+                let start = Instant::now();
+                for _ in 0..iterations {
+                    run();
+                }
+                start.elapsed()
+            })
+        });
+    }
+    group.finish();
+}
+
+/// The median wall time of `run` over 31 runs (after 5 to warm up): the printed ratios.
+#[cfg(feature = "store")]
+fn per_run(mut run: impl FnMut()) -> Duration {
+    for _ in 0..5 {
+        run();
+    }
+    let mut times: Vec<Duration> = (0..31)
+        .map(|_| {
+            let start = std::time::Instant::now();
+            run();
+            start.elapsed()
+        })
+        .collect();
+    times.sort();
+    times[times.len() / 2]
 }
 
 /// The resume cost and continuation size of the same program in Python (a snapshot).

@@ -50,7 +50,7 @@ impl Running {
     }
 }
 
-// Fast path of `dispatch::dispatch`, held equal by batch_outcomes.rs::a_batch_ends_each_call_as_execute_does.
+// Fast path of `dispatch::dispatch`, held equal by tests/pipeline/batch_outcomes.rs::a_batch_ends_each_call_as_execute_does.
 /// Stages 10–13 of `call` up to its body's first poll (with `cx`, the waker of whoever polls
 /// the call next). The steps and their order are core dispatch's (stage 10 a–e).
 pub(crate) fn first_poll<H: Host>(host: &H, call: &Call, cx: &mut Context<'_>) -> FirstPoll {
