@@ -13,7 +13,8 @@ use crate::{CliError, Input, Report};
 /// `dsh-tools schema …`
 #[derive(Debug, Subcommand)]
 pub enum SchemaCommand {
-    /// Check that a JSON schema lies inside the supported subset. Prints `{"ok":true}`, or
+    /// Check that a JSON schema lies inside a supported vocabulary (a tool's parameters by
+    /// default). Prints `{"ok":true}`, or
     /// `{"ok":false,"code":"UNSUPPORTED_SCHEMA","violations":[…]}` (exit status 1).
     Check(SchemaCheckArgs),
     /// Validate a JSON value against a schema; violation paths start at `value`. Prints
@@ -27,6 +28,31 @@ pub struct SchemaCheckArgs {
     /// The schema: JSON text, a file, or `-` / nothing for standard input.
     #[arg(value_name = "SCHEMA")]
     pub file: Option<PathBuf>,
+    /// What the schema is judged as: a tool's `parameters` (constraints such as `minimum`,
+    /// `pattern` and `format` included), an `output` schema, or the `reference` subset alone.
+    #[arg(long, value_enum, default_value_t = SchemaVocabulary::Parameters)]
+    pub vocabulary: SchemaVocabulary,
+}
+
+/// The vocabularies `schema check` judges by (`docs/CONTRACTS.md`, "Schema vocabulary").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SchemaVocabulary {
+    /// A tool's parameter schema: what `#[tool]` parameters and their constraints compile to.
+    Parameters,
+    /// A tool's output schema: the reference subset, tuples and local references.
+    Output,
+    /// The reference subset: type/oneOf/properties/required/additionalProperties/items/enum/const.
+    Reference,
+}
+
+impl From<SchemaVocabulary> for Vocabulary {
+    fn from(vocabulary: SchemaVocabulary) -> Self {
+        match vocabulary {
+            SchemaVocabulary::Parameters => Vocabulary::Parameters,
+            SchemaVocabulary::Output => Vocabulary::Output,
+            SchemaVocabulary::Reference => Vocabulary::Reference,
+        }
+    }
 }
 
 /// Arguments of `schema validate`.
@@ -82,17 +108,19 @@ impl ArgsCommand {
 
 fn check(args: SchemaCheckArgs) -> Result<Report, CliError> {
     let schema = Input::json(args.file).read_json()?;
-    Ok(match subset::assert_supported(&schema) {
-        Ok(()) => Report::json(&json!({"ok": true}), true),
-        Err(error) => Report::json(
-            &json!({
-                "ok": false,
-                "code": error.code().as_str(),
-                "violations": error.violations,
-            }),
-            false,
-        ),
-    })
+    Ok(
+        match subset::assert_supported_in(&schema, args.vocabulary.into()) {
+            Ok(()) => Report::json(&json!({"ok": true}), true),
+            Err(error) => Report::json(
+                &json!({
+                    "ok": false,
+                    "code": error.code().as_str(),
+                    "violations": error.violations,
+                }),
+                false,
+            ),
+        },
+    )
 }
 
 fn validate(args: SchemaValidateArgs) -> Result<Report, CliError> {

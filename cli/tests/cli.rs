@@ -87,13 +87,34 @@ fn schema_check_lists_every_violation() {
     );
     let schema = r#"{"type":"object","properties":{"n":{"type":"integer","minimum":0}},"required":["n","m"]}"#;
     assert_output(
-        &run(&["schema", "check"], Some(schema)),
+        &run(
+            &["schema", "check", "--vocabulary", "reference"],
+            Some(schema),
+        ),
         1,
         concat!(
             r#"{"ok":false,"code":"UNSUPPORTED_SCHEMA","violations":["#,
             r#""schema.properties.n.minimum is not a supported keyword (subset: type/oneOf/properties/required/additionalProperties/items/enum/const + annotations)","#,
             r#""schema.required names \"m\" which is not in properties"]}"#
         ),
+    );
+}
+
+#[test]
+fn schema_check_judges_a_tools_parameters_by_default() {
+    let schema = r#"{"type":"object","properties":{"id":{"type":"string","pattern":"^[a-z]+$","maxLength":8},"n":{"type":"integer","minimum":1}}}"#;
+    assert_output(
+        &run(&["schema", "check"], Some(schema)),
+        0,
+        r#"{"ok":true}"#,
+    );
+    let output = run(&["schema", "check", "--vocabulary", "output"], Some(schema));
+    assert_eq!(output.code, 1, "{output:?}");
+    assert!(
+        output
+            .stdout
+            .contains(r#""schema.properties.id.pattern is not a supported keyword"#),
+        "{output:?}"
     );
 }
 
