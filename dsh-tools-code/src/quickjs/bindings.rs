@@ -35,9 +35,10 @@ struct Pending<'js> {
     reject: Function<'js>,
     namespace: usize,
     function: usize,
-    /// The program's frames when it made the call: a failure's `stack` (it settles later,
-    /// from the host, where no program frame is on the stack).
-    site: Option<String>,
+    /// The engine's stack when the program made the call, read (for the program's frames) only
+    /// if the call fails: a failure's `stack` (it settles later, from the host, where no program
+    /// frame is on the stack).
+    site: Option<rquickjs::String<'js>>,
 }
 
 /// Engine values of a run; dropped (by [`RunState::clear`]) before the context is.
@@ -62,6 +63,9 @@ pub(crate) struct RunState<'js> {
     pub(crate) record: Option<RunRecord>,
     /// The stripped, wrapped program (to place a call's position on its callee).
     script: String,
+    /// Per namespace and function, the start of its only call site in `script`
+    /// ([`super::sites`]): such calls keep no engine stack.
+    single_sites: Vec<Vec<Option<usize>>>,
     calls_made: Cell<usize>,
     next_id: Cell<u64>,
     live: RefCell<Option<Live<'js>>>,
@@ -86,6 +90,7 @@ impl<'js> RunState<'js> {
             schedule: RefCell::new(Schedule::new(record.clone())),
             record,
             script: String::new(),
+            single_sites: Vec::new(),
             calls_made: Cell::new(0),
             next_id: Cell::new(1),
             live: RefCell::new(None),
@@ -94,8 +99,14 @@ impl<'js> RunState<'js> {
 
     /// The state of a run of `script` (the stripped, wrapped program).
     pub(crate) fn with_script(mut self, script: String) -> Self {
+        self.single_sites = super::sites::single_sites(&script, &self.namespaces);
         self.script = script;
         self
+    }
+
+    /// Where the only call site of a function in the script starts, if it has exactly one.
+    fn single_site(&self, namespace: usize, function: usize) -> Option<usize> {
+        *self.single_sites.get(namespace)?.get(function)?
     }
 
     /// Makes the engine values available to the binding functions.
@@ -187,7 +198,7 @@ impl<'js> RunState<'js> {
         namespace: usize,
         function: usize,
         message: &str,
-        site: Option<&str>,
+        site: Option<&rquickjs::String<'js>>,
     ) -> rquickjs::Result<Value<'js>> {
         let class = self
             .live
@@ -199,8 +210,14 @@ impl<'js> RunState<'js> {
             Some(class) => class.construct((message, name))?,
             None => Exception::from_message(ctx.clone(), message)?.into_value(),
         };
-        if let (Some(site), Some(object)) = (site, failure.as_object()) {
-            object.set("stack", errors::place_call(site, &self.script, name))?;
+        let frames = match site {
+            Some(site) => self.env().and_then(|env| program_frames(&env, site)),
+            None => self
+                .single_site(namespace, function)
+                .map(|offset| super::sites::frame_at(&self.script, offset)),
+        };
+        if let (Some(frames), Some(object)) = (frames, failure.as_object()) {
+            object.set("stack", errors::place_call(&frames, &self.script, name))?;
         }
         Ok(failure)
     }
@@ -239,7 +256,10 @@ fn call<'js>(
         )?,))?;
         return Ok(promise);
     };
-    let site = call_site(ctx, &env);
+    let site = match state.single_site(namespace, function) {
+        Some(_) => None,
+        None => call_site(ctx),
+    };
     let root = args
         .into_iter()
         .next()
@@ -248,7 +268,7 @@ fn call<'js>(
         Ok(Some(json)) => json,
         Ok(None) | Err(ToJsonError::TooDeep) => {
             let error =
-                state.failure(ctx, namespace, function, ARGS_NOT_LOSSLESS, site.as_deref())?;
+                state.failure(ctx, namespace, function, ARGS_NOT_LOSSLESS, site.as_ref())?;
             reject.call::<_, ()>((error,))?;
             return Ok(promise);
         }
@@ -259,7 +279,7 @@ fn call<'js>(
                 namespace,
                 function,
                 &message,
-                site.as_deref(),
+                site.as_ref(),
             )?,))?;
             return Ok(promise);
         }
@@ -271,7 +291,7 @@ fn call<'js>(
                 namespace,
                 function,
                 &message,
-                site.as_deref(),
+                site.as_ref(),
             )?,))?;
             return Ok(promise);
         }
@@ -335,15 +355,19 @@ pub(crate) fn settle<'js>(
         },
         Err(message) => message,
     };
-    reject.call((state.failure(ctx, namespace, function, &message, site.as_deref())?,))
+    reject.call((state.failure(ctx, namespace, function, &message, site.as_ref())?,))
 }
 
-/// The program's frames at a binding call (the stack of an error made now, less the binding's
-/// own native frame), `None` when there is none.
-fn call_site<'js>(ctx: &Ctx<'js>, env: &Env<'js>) -> Option<String> {
+/// The engine's stack at a binding call (of an error made now), kept unread: only a failure
+/// reads the program's frames out of it ([`program_frames`]).
+fn call_site<'js>(ctx: &Ctx<'js>) -> Option<rquickjs::String<'js>> {
     let probe = Exception::from_message(ctx.clone(), "").ok()?;
-    let stack: rquickjs::String<'js> = probe.get("stack").ok()?;
-    let stack = super::convert::js_string(env, &stack).ok()?;
+    probe.get("stack").ok()
+}
+
+/// The program's frames of a stack [`call_site`] kept, `None` when there is none.
+fn program_frames<'js>(env: &Env<'js>, stack: &rquickjs::String<'js>) -> Option<String> {
+    let stack = super::convert::js_string(env, stack).ok()?;
     let frames: Vec<&str> = stack
         .lines()
         .filter(|line| line.contains(errors::PROGRAM_FILE))

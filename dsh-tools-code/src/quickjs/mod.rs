@@ -85,6 +85,7 @@ mod globals;
 mod host;
 mod inspect;
 mod schedule;
+mod sites;
 mod sources;
 mod worker;
 

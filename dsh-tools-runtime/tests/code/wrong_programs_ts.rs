@@ -261,7 +261,7 @@ const RUN_CASES: &[Case] = &[
         mistake: "an `undefined` property from a computed argument",
         program: "const opts = { limit: undefined as number | undefined };\n\
                   return await tools.read_file({ path: 'a.txt', ...opts });",
-        text: "Error: code run failed (exception): ToolCallError: read_file: tool arguments must be lossless JSON: arguments.limit is undefined\n    at __dsh_main__ (program.ts:2:14)",
+        text: "Error: code run failed (exception): ToolCallError: read_file: tool arguments must be lossless JSON: arguments.limit is undefined\n    at program.ts:2:14",
         runs: 0,
     },
     Case {
@@ -269,20 +269,20 @@ const RUN_CASES: &[Case] = &[
         program: "const first = await tools.read_file({ path: 'a.txt' });\n\
                   const n = Number(first.split(' ')[9]);\n\
                   return await tools.grep({ pattern: 'x', max_matches: n + 1 });",
-        text: "Error: code run failed (exception): ToolCallError: grep: tool arguments must be lossless JSON: arguments.max_matches is NaN\n    at __dsh_main__ (program.ts:3:14)",
+        text: "Error: code run failed (exception): ToolCallError: grep: tool arguments must be lossless JSON: arguments.max_matches is NaN\n    at program.ts:3:14",
         runs: 1,
     },
     Case {
         mistake: "a Date where a string is expected",
         program: "return await tools.glob({ pattern: new Date(0) as unknown as string });",
-        text: "Error: code run failed (exception): ToolCallError: glob: tool arguments must be lossless JSON: arguments.pattern is not a plain object (a Date, Map, Set or class instance: convert it to JSON data first)\n    at __dsh_main__ (program.ts:1:14)",
+        text: "Error: code run failed (exception): ToolCallError: glob: tool arguments must be lossless JSON: arguments.pattern is not a plain object (a Date, Map, Set or class instance: convert it to JSON data first)\n    at program.ts:1:14",
         runs: 0,
     },
     Case {
         mistake: "an unknown key built at run time",
         program: "const key = ['c', 'w', 'd'].join('');\n\
                   return await tools.glob({ pattern: '*.rs', [key]: 'src' });",
-        text: "Error: code run failed (exception): ToolCallError: glob: invalid arguments: \"cwd\" is not a parameter of glob; its parameters are \"pattern\"\n    at __dsh_main__ (program.ts:2:14)",
+        text: "Error: code run failed (exception): ToolCallError: glob: invalid arguments: \"cwd\" is not a parameter of glob; its parameters are \"pattern\"\n    at program.ts:2:14",
         runs: 0,
     },
     Case {
@@ -290,7 +290,7 @@ const RUN_CASES: &[Case] = &[
         program: "const target = 'prod';\n\
                   const log = await tools.deploy({ target });\n\
                   return log;",
-        text: "Error: code run failed (exception): ToolCallError: deploy: deploy to prod failed: no credentials\n    at __dsh_main__ (program.ts:2:19)",
+        text: "Error: code run failed (exception): ToolCallError: deploy: deploy to prod failed: no credentials\n    at program.ts:2:19",
         runs: 1,
     },
     Case {
@@ -298,21 +298,30 @@ const RUN_CASES: &[Case] = &[
         program: "async function ship(where: string) {\n\
                   \x20 return await tools.deploy({\n    target: where.toUpperCase(),\n  });\n}\n\
                   return await ship('prod');",
-        text: "Error: code run failed (exception): ToolCallError: deploy: deploy to PROD failed: no credentials\n    at ship (program.ts:2:16)\n    at __dsh_main__ (program.ts:6:14)",
+        text: "Error: code run failed (exception): ToolCallError: deploy: deploy to PROD failed: no credentials\n    at program.ts:2:16",
         runs: 1,
+    },
+    Case {
+        mistake: "a tool called from two places fails uncaught in a helper",
+        program: "await tools.deploy({ target: 'stage' }).catch(() => null);\n\
+                  async function ship(where: string) {\n\
+                  \x20 return await tools.deploy({ target: where });\n}\n\
+                  return await ship('prod');",
+        text: "Error: code run failed (exception): ToolCallError: deploy: deploy to prod failed: no credentials\n    at ship (program.ts:3:16)\n    at __dsh_main__ (program.ts:5:14)",
+        runs: 2,
     },
     Case {
         mistake: "approval refused (nobody to ask)",
         program: "await tools.glob({ pattern: '*.md' });\n\
                   return await tools.bash({ command: 'rm -rf build', description: 'Clean' });",
-        text: "Error: code run failed (exception): ToolCallError: bash: tool \"bash\" requires approval, but no approval channel is available\n    at __dsh_main__ (program.ts:2:14)",
+        text: "Error: code run failed (exception): ToolCallError: bash: tool \"bash\" requires approval, but no approval channel is available\n    at program.ts:2:14",
         runs: 1,
     },
     Case {
         mistake: "a bound violated by a computed value",
         program: "const lines = (await tools.read_file({ path: 'a.txt' })).length;\n\
                   return await tools.tail({ path: 'a.txt', lines: lines * 1000 });",
-        text: "Error: code run failed (exception): ToolCallError: tail: invalid arguments: \"lines\" must be at most 1000\n    at __dsh_main__ (program.ts:2:14)",
+        text: "Error: code run failed (exception): ToolCallError: tail: invalid arguments: \"lines\" must be at most 1000\n    at program.ts:2:14",
         runs: 1,
     },
     Case {

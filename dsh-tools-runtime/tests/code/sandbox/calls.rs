@@ -171,7 +171,7 @@ async fn uncaught_call_failures_fail_the_program() {
     let (kind, message) = failure(&result);
     assert_eq!(kind, CodeErrorKind::Exception);
     assert!(
-        message.starts_with("ToolCallError: fail: boom\n    at __dsh_main__ (program.ts:2:7)"),
+        message.starts_with("ToolCallError: fail: boom\n    at program.ts:2:7"),
         "{message}"
     );
     assert_eq!(result.logs, ["start"]);
