@@ -126,62 +126,39 @@ fn against_order(krate: &Crate, order: &[&str]) -> Vec<String> {
 #[test]
 fn the_core_modules_point_one_way() {
     // The order ARCHITECTURE.md draws: each module names only modules to its left.
-    let order = [
-        "error",
-        "tokens",
-        "search",
-        "approval",
-        "catalog",
-        "acp",
-        "otel",
-        "pipeline",
-        "registry",
-        "extension",
-        "dialect",
-        "provider",
-        "mcp",
-    ];
+    let order = documented_order(0);
+    let order: Vec<&str> = order.iter().map(String::as_str).collect();
     let [_, core, _] = crates();
     let against = against_order(&core, &order);
     assert!(against.is_empty(), "{}", against.join("\n"));
 }
 
-/// Code Mode's order, as ARCHITECTURE.md draws it (`tests` is `lib.rs`'s unit tests).
-const CODE_ORDER: &[&str] = &[
-    "texts",
-    "clock",
-    "host_work",
-    "record",
-    "fence",
-    "strip",
-    "suggest",
-    "dispatch_log",
-    "runtime",
-    "sdk",
-    "sdk_py",
-    "flavour",
-    "sandbox",
-    "quickjs",
-    "precheck",
-    "monty",
-    "events",
-    "durable_run",
-    "runs",
-    "state",
-    "prompt",
-    "durable",
-    "bridge",
-    "transport",
-    "extension",
-    "cost",
-    "host",
-    "tests",
-];
+/// The module order ARCHITECTURE.md draws for one crate: the `text` block before its
+/// `paragraph`th "(exactly — …)" paragraph (0: the core's, 1: Code Mode's), left to right.
+fn documented_order(paragraph: usize) -> Vec<String> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../ARCHITECTURE.md");
+    let text = std::fs::read_to_string(&path).expect("ARCHITECTURE.md");
+    let before: String = text
+        .split("(exactly —")
+        .take(paragraph + 1)
+        .collect::<Vec<_>>()
+        .join("(exactly —");
+    let block = before
+        .rsplit("```text\n")
+        .next()
+        .and_then(|rest| rest.split("```").next())
+        .unwrap_or_else(|| panic!("ARCHITECTURE.md draws no order before paragraph {paragraph}"));
+    block.split_whitespace().map(str::to_owned).collect()
+}
 
 #[test]
 fn the_code_modules_point_one_way() {
     let [_, _, code] = crates();
-    let against = against_order(&code, CODE_ORDER);
+    // `tests` is `lib.rs`'s unit tests, above everything.
+    let mut order = documented_order(1);
+    order.push("tests".to_owned());
+    let order: Vec<&str> = order.iter().map(String::as_str).collect();
+    let against = against_order(&code, &order);
     assert!(against.is_empty(), "{}", against.join("\n"));
 }
 
@@ -288,7 +265,8 @@ fn an_undeclared_code_edge_fails_both_checks() {
         .or_default()
         .insert("monty".to_owned(), PathBuf::from("src/sandbox/mod.rs"));
     let cycle = find_cycle(&graph).expect("a cycle");
-    let rank = |m: &str| CODE_ORDER.iter().position(|n| *n == m);
+    let order = documented_order(1);
+    let rank = |m: &str| order.iter().position(|n| n == m);
     assert!(
         rank("monty") > rank("sandbox"),
         "sandbox -> monty points right"
