@@ -737,6 +737,9 @@ async fn presentation_meta_is_computed_for_top_level_calls_only() {
     let meta_calls = Arc::new(AtomicUsize::new(0));
     let registry = registry_with(presented_probe(&meta_calls));
     let top = registry.execute(call_with("probe", json!({"a": 1}))).await;
+    // `a` is not a declared parameter of the open `probe`: the result says so.
+    let note =
+        "Note: \"a\" is not a parameter of probe, so probe may have ignored it (it declares none).";
     assert_eq!(
         wire(&top),
         json!({
@@ -744,6 +747,7 @@ async fn presentation_meta_is_computed_for_top_level_calls_only() {
             "value": "fresh",
             "content": [{"type": "text", "text": "rendered: fresh"}],
             "meta": {"shown": "fresh", "args": {"a": 1}},
+            "additionalContexts": [{"content": [{"type": "text", "text": note}]}],
         })
     );
     let sub = registry.execute(nested(call("probe"))).await;

@@ -5,6 +5,7 @@ mod builder;
 mod callbacks;
 mod callers;
 mod loading;
+mod undeclared;
 
 use std::fmt;
 use std::sync::Arc;
@@ -25,6 +26,7 @@ pub use callbacks::{
 };
 pub use callers::{Callers, UnknownCallers};
 pub use loading::Loading;
+pub use undeclared::undeclared_keys_note;
 
 /// The model-facing projection of a tool: exactly `{name, description, parameters}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -187,7 +189,16 @@ impl ToolDefinition {
         if let Err(error) = self.validate_args(&args) {
             return Box::pin(std::future::ready(Err(error.into())));
         }
+        self.note_undeclared_keys(&args, &ctx);
         (self.inner.execute)(args, ctx)
+    }
+
+    /// Defers the note naming the keys an open parameter object does not declare
+    /// ([`undeclared_keys_note`]), if any.
+    fn note_undeclared_keys(&self, args: &Value, ctx: &ToolRunContext) {
+        if let Some(note) = undeclared_keys_note(self.name(), self.parameters(), args) {
+            ctx.defer_context(note);
+        }
     }
 
     /// Runs the tool on arguments the caller has already validated against this definition
@@ -200,6 +211,7 @@ impl ToolDefinition {
         args: Arc<Value>,
         ctx: ToolRunContext,
     ) -> BoxFuture<'static, Result<Value, ToolError>> {
+        self.note_undeclared_keys(&args, &ctx);
         (self.inner.execute)(args, ctx)
     }
 
