@@ -343,6 +343,7 @@ impl ToolBuilder {
             inner: Arc::new(Inner {
                 name: name.into(),
                 description,
+                open_declared: super::undeclared::declared_if_open(&parameters),
                 parameters,
                 validator,
                 output_schema,

@@ -80,6 +80,10 @@ pub(crate) struct Inner {
     pub(crate) max_result_tokens: Option<usize>,
     pub(crate) result_hint: Option<ResultHintFn>,
     pub(crate) requires_approval: bool,
+    /// The declared parameter names when the object is open by default
+    /// ([`undeclared::declared_if_open`]): calls are checked for undeclared keys. Decided once,
+    /// so a closed tool pays one branch per call.
+    pub(crate) open_declared: Option<Arc<[String]>>,
 }
 
 /// A complete tool: schema, output contract, body and presentation hooks.
@@ -196,6 +200,18 @@ impl ToolDefinition {
     /// Defers the note naming the keys an open parameter object does not declare
     /// ([`undeclared_keys_note`]), if any.
     fn note_undeclared_keys(&self, args: &Value, ctx: &ToolRunContext) {
+        let Some(declared) = &self.inner.open_declared else {
+            return;
+        };
+        let Some(keys) = args.as_object() else {
+            return;
+        };
+        if keys
+            .keys()
+            .all(|key| declared.iter().any(|name| name == key))
+        {
+            return;
+        }
         if let Some(note) = undeclared_keys_note(self.name(), self.parameters(), args) {
             ctx.defer_context(note);
         }

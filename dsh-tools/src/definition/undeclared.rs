@@ -31,11 +31,10 @@ pub fn undeclared_keys_note(
     parameters: &Value,
     args: &Value,
 ) -> Option<ContextMessage> {
-    let schema = parameters.as_object()?;
-    if schema.contains_key("additionalProperties") {
+    if !is_open_by_default(parameters) {
         return None;
     }
-    let declared = schema.get("properties")?.as_object()?;
+    let declared = parameters.get("properties")?.as_object()?;
     let undeclared: Vec<String> = args
         .as_object()?
         .keys()
@@ -61,6 +60,25 @@ pub fn undeclared_keys_note(
         content: vec![ContentBlock::text(format!("Note: {keys} ({parameters})."))],
         source: None,
     })
+}
+
+/// Whether `parameters` is an object schema with `properties` that says nothing of
+/// `additionalProperties` (open by default, in JSON Schema's terms).
+fn is_open_by_default(parameters: &Value) -> bool {
+    parameters.as_object().is_some_and(|schema| {
+        !schema.contains_key("additionalProperties")
+            && schema.get("properties").is_some_and(Value::is_object)
+    })
+}
+
+/// The declared parameter names of a schema open by default, else `None` (no call of it can
+/// carry an undeclared key unnoticed).
+pub(crate) fn declared_if_open(parameters: &Value) -> Option<std::sync::Arc<[String]>> {
+    if !is_open_by_default(parameters) {
+        return None;
+    }
+    let declared = parameters.get("properties")?.as_object()?;
+    Some(declared.keys().cloned().collect())
 }
 
 #[cfg(test)]
