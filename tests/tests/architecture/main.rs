@@ -136,8 +136,7 @@ fn the_core_modules_point_one_way() {
 /// The module order ARCHITECTURE.md draws for one crate: the `text` block before its
 /// `paragraph`th "(exactly — …)" paragraph (0: the core's, 1: Code Mode's), left to right.
 fn documented_order(paragraph: usize) -> Vec<String> {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../ARCHITECTURE.md");
-    let text = std::fs::read_to_string(&path).expect("ARCHITECTURE.md");
+    let text = architecture_md();
     let before: String = text
         .split("(exactly —")
         .take(paragraph + 1)
@@ -162,12 +161,17 @@ fn the_code_modules_point_one_way() {
     assert!(against.is_empty(), "{}", against.join("\n"));
 }
 
+/// The text of ARCHITECTURE.md, the one home of the orders and edges this test holds the code to.
+fn architecture_md() -> String {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../ARCHITECTURE.md");
+    std::fs::read_to_string(&path).expect("ARCHITECTURE.md")
+}
+
 /// The exact module edges of one crate, read from ARCHITECTURE.md: its `paragraph`th
 /// "(exactly — …)" paragraph (0: the core's, 1: Code Mode's), each `from → to, to` span. The
 /// document is the one home of the list; this test holds the code to it.
 fn documented_edges(paragraph: usize) -> Vec<(String, Vec<String>)> {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../ARCHITECTURE.md");
-    let text = std::fs::read_to_string(&path).expect("ARCHITECTURE.md");
+    let text = architecture_md();
     let body = text
         .split("(exactly —")
         .nth(paragraph + 1)
