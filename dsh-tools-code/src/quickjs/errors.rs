@@ -73,9 +73,15 @@ pub(crate) fn place_call(frames: &str, script: &str, name: &str) -> String {
     format!("{}{line}:{column}{}", &frames[..at], &rest[end..])
 }
 
+/// Whether `c` may stand in a JavaScript identifier (the ASCII-and-alphanumeric reading the
+/// call placement uses).
+pub(super) fn is_ident_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_' || c == '$'
+}
+
 /// The byte offset where the call of `name` ending before `offset` starts (see [`place_call`]).
 fn callee_start(script: &str, offset: usize, name: &str) -> Option<usize> {
-    let ident = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    let ident = is_ident_char;
     let floor = offset.saturating_sub(CALLEE_REACH);
     let mut end = offset;
     let found = loop {

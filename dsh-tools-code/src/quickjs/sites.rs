@@ -13,7 +13,7 @@
 //! failure of a once-named tool, and of a tool named twice).
 
 use super::bindings::NamespaceSpec;
-use super::errors::PROGRAM_FILE;
+use super::errors::{PROGRAM_FILE, is_ident_char};
 
 /// For each namespace and function, the byte offset where its only mention in `script` starts
 /// (`None`: the engine's frames are needed).
@@ -57,7 +57,7 @@ fn has_computed_access(script: &str, global: &str) -> bool {
 /// The start of the only mention of `name` in `script` as a whole word, when that mention is
 /// `global.name` or `global["name"]` / `global['name']`.
 fn only_mention(script: &str, global: &str, name: &str) -> Option<usize> {
-    let ident = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    let ident = is_ident_char;
     let mut mentions = script.match_indices(name).filter(|(at, _)| {
         let before = script[..*at].chars().next_back();
         let after = script[at + name.len()..].chars().next();
