@@ -212,16 +212,11 @@ impl CodeHost {
                     };
                     Ok(interrupt::cancellable(&cancel, run).await)
                 }
-                Durable::Stored { run, retry_unknown } => {
-                    let policy = if retry_unknown {
-                        OutcomeUnknownPolicy::Retry
-                    } else {
-                        OutcomeUnknownPolicy::Fail
-                    };
+                Durable::Stored { run, unknown } => {
                     let resume = Resume::new(Decision::Deny)
                         .for_agent(agent.id())
                         .with_cancellation(cancel.clone())
-                        .on_outcome_unknown(policy);
+                        .on_outcome_unknown(unknown);
                     let resumed = durable::resume_run(registry, &run, resume, durability);
                     interrupt::cancellable(&cancel, resumed).await
                 }
@@ -274,8 +269,8 @@ pub(crate) enum Durable {
     /// A run journaled in the store, resumed by id after its process died.
     Stored {
         run: String,
-        /// Whether a call whose outcome is unknown runs again (otherwise it fails).
-        retry_unknown: bool,
+        /// What a call whose outcome is unknown does: run again, fail, or ask the person.
+        unknown: OutcomeUnknownPolicy,
     },
     /// A continuation, resumed with a decision.
     Resume {

@@ -11,6 +11,7 @@
 use std::time::UNIX_EPOCH;
 
 use clap::{Args, Subcommand};
+use dsh_tools_runtime::code::durable::OutcomeUnknownPolicy;
 use serde_json::{Value, json};
 
 use crate::mcp_flag::McpFlags;
@@ -43,10 +44,12 @@ pub enum RunsCommand {
     Resume {
         /// The run id.
         id: String,
-        /// Run again a call whose outcome is unknown (otherwise it fails with OUTCOME_UNKNOWN).
+        /// Run again a call whose outcome is unknown. Without it, a terminal asks whether to;
+        /// with no terminal, or with `--yes`, it fails with OUTCOME_UNKNOWN.
         #[arg(long)]
         retry_unknown: bool,
-        /// Approve tool calls that ask for approval.
+        /// Approve tool calls that ask for approval (not the re-run of a call whose outcome is
+        /// unknown: that takes `--retry-unknown`).
         #[arg(long)]
         yes: bool,
         /// Print the whole outcome as JSON instead of the program's output.
@@ -147,9 +150,16 @@ pub(super) fn run(args: RunsArgs) -> Result<Report, CliError> {
                 .and_then(|run| run.meta["language"].as_str())
                 .and_then(crate::Language::named)
                 .unwrap_or(crate::Language::Typescript);
+            let unknown = if retry_unknown {
+                OutcomeUnknownPolicy::Retry
+            } else if yes {
+                OutcomeUnknownPolicy::Fail
+            } else {
+                OutcomeUnknownPolicy::Ask
+            };
             let start = Durable::Stored {
                 run: id.clone(),
-                retry_unknown,
+                unknown,
             };
             // A store of its own: a server store's connection lives on the runtime that made
             // it, and the one above is gone.

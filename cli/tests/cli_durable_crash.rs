@@ -87,19 +87,7 @@ fn crash_once(store: &str, dir: &Path, data: &Path, kill_at: usize) -> Vec<Strin
     }
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
-    let mut stderr = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut stderr)
-        .unwrap();
-    let run = stderr
-        .lines()
-        .find_map(|line| line.strip_prefix("dsh-tools: run "))
-        .and_then(|rest| rest.split_whitespace().next())
-        .unwrap_or_else(|| panic!("no run id in: {stderr}"))
-        .to_owned();
+    let run = run_id_of(&mut child);
 
     let resumed = command(
         dir,
@@ -197,5 +185,122 @@ fn killed_runs_resume_from_postgres() {
 fn killed_runs_resume_from_redis() {
     if let Some(url) = server_url("DSH_TEST_REDIS_URL") {
         crash_many("redis", &url);
+    }
+}
+
+/// A one-call program whose call, in the process to be killed, tells `$DSH_MARK` it started
+/// and then waits on `$DSH_HOLD` (released after the kill): its outcome is unknown.
+const IN_FLIGHT: &str = r#"
+try {
+  await tools.bash({
+    command: `echo ran >> effects.txt; if [ -n "$DSH_MARK" ]; then echo 1 > "$DSH_MARK"; read -r _ < "$DSH_HOLD"; fi`,
+    description: "Pay once",
+  });
+  return "ok";
+} catch (e) {
+  return e.message;
+}
+"#;
+
+/// Runs [`IN_FLIGHT`] and kills its process while the call is in flight: the run's id.
+fn killed_in_flight(store: &str, dir: &Path, data: &Path) -> String {
+    let (mark, hold) = (dir.join("mark.fifo"), dir.join("hold.fifo"));
+    for fifo in [&mark, &hold] {
+        let _ = std::fs::remove_file(fifo);
+        assert!(Command::new("mkfifo").arg(fifo).status().unwrap().success());
+    }
+    std::fs::write(dir.join("in_flight.ts"), IN_FLIGHT).unwrap();
+    let mut child = command(
+        dir,
+        data,
+        &["run", "in_flight.ts", "--yes", "--store", store],
+    )
+    .env("DSH_MARK", &mark)
+    .env("DSH_HOLD", &hold)
+    .stdout(Stdio::null())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
+    let mut started = String::new();
+    std::fs::File::open(&mark)
+        .unwrap()
+        .read_to_string(&mut started)
+        .unwrap();
+    assert_eq!(started.trim(), "1");
+    child.kill().unwrap(); // SIGKILL, the call in flight
+    child.wait().unwrap();
+    // Lets the orphaned shell end.
+    drop(std::fs::OpenOptions::new().write(true).open(&hold).unwrap());
+    run_id_of(&mut child)
+}
+
+/// The run id a killed `run --store` printed on its standard error.
+fn run_id_of(child: &mut std::process::Child) -> String {
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    stderr
+        .lines()
+        .find_map(|line| line.strip_prefix("dsh-tools: run "))
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no run id in: {stderr}"))
+        .to_owned()
+}
+
+#[test]
+fn a_resumption_on_a_terminal_asks_before_running_an_unknown_call_again() {
+    use rexpect::reader::Options;
+    use rexpect::session::spawn_with_options;
+    let (dir, data, store_dir) = (
+        tempfile::tempdir().unwrap(),
+        tempfile::tempdir().unwrap(),
+        tempfile::tempdir().unwrap(),
+    );
+    let store = format!("file:{}", store_dir.path().display());
+    for (answer, effects, outcome) in [
+        ("n", "ran\n", "OUTCOME_UNKNOWN: "),
+        ("y", "ran\nran\n", "ok"),
+    ] {
+        let _ = std::fs::remove_file(dir.path().join("effects.txt"));
+        let run = killed_in_flight(&store, dir.path(), data.path());
+        // In a terminal: the same command, its standard streams left to the terminal.
+        let mut resume = Command::new(env!("CARGO_BIN_EXE_dsh-tools"));
+        resume
+            .args(["runs", "resume", &run, "--json", "--store", &store])
+            .current_dir(dir.path())
+            .env("XDG_DATA_HOME", data.path())
+            .env("HOME", data.path())
+            .env_remove("DSH_TOOLS_CONTINUATION_KEY")
+            .env_remove("DSH_MARK");
+        resume.env("TERM", "xterm");
+        let options = Options::new()
+            .timeout_ms(Some(60_000))
+            .strip_ansi_escape_codes(true);
+        let mut session = spawn_with_options(resume, options).unwrap();
+        let question = format!(
+            "allow tool \"bash\" (the outcome of tools.bash ({run}:code:1) is unknown: it was in flight when run \"{run}\"'s process stopped and may or may not have taken effect; allowing it runs it again with the same idempotency key ({run}:code:1))? [y/N/a]"
+        );
+        session
+            .exp_string(&question)
+            .unwrap_or_else(|e| panic!("{question}: {e}"));
+        session.send_line(answer).unwrap();
+        if answer == "y" {
+            // Run again, the call goes through the pipeline as any call: bash asks.
+            session
+                .exp_string("allow tool \"bash\" (it can change files or run commands)? [y/N/a]")
+                .unwrap();
+            session.send_line("y").unwrap();
+        }
+        let rest = session.exp_eof().unwrap();
+        assert!(
+            rest.contains(&format!("\"result\":\"{outcome}")),
+            "{answer}: {rest}"
+        );
+        let written = std::fs::read_to_string(dir.path().join("effects.txt")).unwrap();
+        assert_eq!(written, effects, "answered {answer}");
     }
 }

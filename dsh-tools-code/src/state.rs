@@ -44,10 +44,10 @@ pub(crate) struct CodeModeState {
     pub(crate) runs: runs::Runs,
     /// Durable starts waiting for their `run_code` execution, by call id.
     pub(crate) durable_starts: Mutex<HashMap<String, DurableStart>>,
-    /// Set once the write-ahead intent wrapper is installed (the first run journaled in a
-    /// store): registries without one keep their sub-calls' unwrapped dispatch.
+    /// The write-ahead intent wrapper, installed while a run journaled in a store is live:
+    /// registries without one keep their sub-calls' unwrapped dispatch.
     #[cfg(feature = "store")]
-    pub(crate) intents: OnceLock<()>,
+    pub(crate) intents: Arc<Mutex<crate::durable_run::link::IntentsWrapper>>,
 }
 
 impl CodeModeState {
@@ -66,7 +66,7 @@ impl CodeModeState {
             runs: Arc::default(),
             durable_starts: Mutex::default(),
             #[cfg(feature = "store")]
-            intents: OnceLock::new(),
+            intents: Arc::default(),
         }
     }
 

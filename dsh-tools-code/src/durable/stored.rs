@@ -7,10 +7,12 @@ use std::collections::HashSet;
 use std::sync::{Arc, PoisonError};
 
 use dsh_tools::exec::ToolExecutionResult;
+use dsh_tools::present::ToolCallView;
 use dsh_tools::{ErrorInfo, ToolError};
 use dsh_tools_core::ToolRegistry;
+use dsh_tools_core::approval::{ApprovalRequest, ApprovalScope};
 use dsh_tools_core::hooks::{DispatchExecution, ExecuteNext, ExecuteWrapper};
-use dsh_tools_store::{DurableStore, StoreError};
+use dsh_tools_store::{DurableStore, Intent, StoreError};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -18,7 +20,7 @@ use super::{
     ContinuationError, Decision, Durability, DurableStart, PendingCall, Resume, RunOutcome,
 };
 use crate::durable_run::journal::{Journal, JournalEntry, Settled};
-use crate::durable_run::link::{RunLink, outcome_unknown_message};
+use crate::durable_run::link::{IntentsLease, IntentsWrapper, RunLink, outcome_unknown_message};
 use crate::record::RecordedRun;
 use crate::state::{CodeModeState, code_runtime};
 
@@ -28,12 +30,16 @@ use crate::state::{CodeModeState, code_runtime};
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum OutcomeUnknownPolicy {
-    /// The program sees the call fail with `OUTCOME_UNKNOWN` (the default: nothing runs twice
-    /// unless someone says so). The decision is journaled: a later resumption keeps it.
+    /// The registry's approval service ([`ToolRegistry::approval`]) is asked, once per such
+    /// call, whether to run it again (the default): allowed, it runs again as with
+    /// [`Retry`](Self::Retry); rejected, cancelled, or with no approval service mounted, it
+    /// fails as with [`Fail`](Self::Fail). Nothing runs twice unless someone says so.
     #[default]
+    Ask,
+    /// The program sees the call fail with `OUTCOME_UNKNOWN`, no one asked. The decision is
+    /// journaled: a later resumption keeps it.
     Fail,
-    /// The call runs again, with the same idempotency key: for tools that use it (or hosts
-    /// whose person, asked, said so — the CLI asks).
+    /// The call runs again, with the same idempotency key: for tools that use it.
     Retry,
 }
 
@@ -47,35 +53,31 @@ struct RunMeta {
     root: Option<String>,
 }
 
-/// Installs, once per registry, the execute wrapper that records the write-ahead intent of a
-/// side-effecting sub-call of a run journaled in a store.
-pub(crate) fn install_intents(registry: &ToolRegistry) {
-    let Some(code) = CodeModeState::of(registry) else {
-        return;
-    };
-    if code.intents.set(()).is_err() {
-        return;
-    }
+/// Leases the execute wrapper that records the write-ahead intent of a side-effecting sub-call
+/// of a run journaled in a store: installed while such a run is live ([`IntentsWrapper`]).
+pub(crate) fn install_intents(registry: &ToolRegistry) -> Option<IntentsLease> {
+    let code = CodeModeState::of(registry)?;
     let runs = Arc::clone(&code.runs);
-    let wrapper = move |dispatch: DispatchExecution, next: ExecuteNext| {
-        let exec = Arc::clone(dispatch.execution());
-        let link = exec.parent.and_then(|parent| {
-            let runs = runs.lock().unwrap_or_else(PoisonError::into_inner);
-            runs.get(&parent)?.durable.as_ref()?.link().cloned()
-        });
-        let Some(link) = link.filter(|link| link.side_effecting(&exec.name)) else {
-            return next.run(dispatch);
+    let install = move || {
+        let wrapper = move |dispatch: DispatchExecution, next: ExecuteNext| {
+            let exec = Arc::clone(dispatch.execution());
+            let link = exec.parent.and_then(|parent| {
+                let runs = runs.lock().unwrap_or_else(PoisonError::into_inner);
+                runs.get(&parent)?.durable.as_ref()?.link().cloned()
+            });
+            let Some(link) = link.filter(|link| link.side_effecting(&exec.name)) else {
+                return next.run(dispatch);
+            };
+            Box::pin(async move {
+                match link.intend(&exec).await {
+                    Ok(()) => next.run(dispatch).await,
+                    Err(error) => ToolExecutionResult::failure(error),
+                }
+            }) as dsh_tools::definition::BoxFuture<'static, ToolExecutionResult>
         };
-        Box::pin(async move {
-            match link.intend(&exec).await {
-                Ok(()) => next.run(dispatch).await,
-                Err(error) => ToolExecutionResult::failure(error),
-            }
-        }) as dsh_tools::definition::BoxFuture<'static, ToolExecutionResult>
+        registry.add_hook::<ExecuteWrapper>(Arc::new(wrapper))
     };
-    registry
-        .add_hook::<ExecuteWrapper>(Arc::new(wrapper))
-        .keep();
+    Some(IntentsWrapper::lease(&code.intents, install))
 }
 
 /// Begins run `run` in the store: what [`resume_run`] needs to run it again.
@@ -99,12 +101,8 @@ pub(crate) async fn begin(
         .begin_run(run, &meta)
         .await
         .map_err(|error| format!("the durable store refused run \"{run}\": {error}"))?;
-    install_intents(registry);
-    Ok(Arc::new(RunLink::new(
-        Arc::clone(store),
-        run,
-        HashSet::new(),
-    )))
+    let link = RunLink::new(Arc::clone(store), run, HashSet::new());
+    Ok(Arc::new(link.with_intents(install_intents(registry))))
 }
 
 /// Links a resumed continuation's run to the store (it began when the run did) and records
@@ -136,8 +134,7 @@ pub(crate) async fn link(
             .await
             .map_err(ContinuationError::Store)?;
     }
-    install_intents(registry);
-    Ok(Some(Arc::new(link)))
+    Ok(Some(Arc::new(link.with_intents(install_intents(registry)))))
 }
 
 /// The approver recorded when the host names none.
@@ -235,40 +232,32 @@ pub async fn resume_run(
                 .map_err(store_error)?;
             continue;
         }
-        match resume.outcome_unknown {
-            OutcomeUnknownPolicy::Retry => {
-                retry.insert(intent.call);
-            }
-            OutcomeUnknownPolicy::Fail => {
-                let what = "was in flight when the run's process stopped; it may or may not have taken effect and was not run again";
-                let entry = JournalEntry {
-                    tool: intent.tool.clone(),
-                    args: intent.args_digest.as_str().to_owned(),
-                    settled: Settled::Err(outcome_unknown_message(
-                        &intent.tool,
-                        &intent.call,
-                        what,
-                    )),
-                    contexts: Vec::new(),
-                    concludes_turn: false,
-                };
-                let value = serde_json::to_value(&entry)
-                    .map_err(|e| ContinuationError::Body(e.to_string()))?;
-                store
-                    .append_entry(run, number as u64, &value)
-                    .await
-                    .map_err(store_error)?;
-                let done = json!({ "outcomeUnknown": true });
-                store
-                    .complete_intent(run, &intent.call, &done)
-                    .await
-                    .map_err(store_error)?;
-                journal.record(number, entry);
-            }
+        if runs_again(registry, run, &intent, &resume).await {
+            retry.insert(intent.call);
+            continue;
         }
+        let what = "was in flight when the run's process stopped; it may or may not have taken effect and was not run again";
+        let entry = JournalEntry {
+            tool: intent.tool.clone(),
+            args: intent.args_digest.as_str().to_owned(),
+            settled: Settled::Err(outcome_unknown_message(&intent.tool, &intent.call, what)),
+            contexts: Vec::new(),
+            concludes_turn: false,
+        };
+        let value =
+            serde_json::to_value(&entry).map_err(|e| ContinuationError::Body(e.to_string()))?;
+        store
+            .append_entry(run, number as u64, &value)
+            .await
+            .map_err(store_error)?;
+        let done = json!({ "outcomeUnknown": true });
+        store
+            .complete_intent(run, &intent.call, &done)
+            .await
+            .map_err(store_error)?;
+        journal.record(number, entry);
     }
-    install_intents(registry);
-    let link = Arc::new(RunLink { retry, ..link });
+    let link = Arc::new(RunLink { retry, ..link }.with_intents(install_intents(registry)));
     let input = super::resumed_input(
         run.to_owned(),
         &meta.program,
@@ -285,4 +274,39 @@ pub async fn resume_run(
     };
     let outcome = super::run_durable(registry, input, start, durability).await;
     Ok(finish(Some(&link), outcome).await)
+}
+
+/// Whether the call of `intent`, in flight when run `run`'s process stopped, runs again: by
+/// `resume`'s [`OutcomeUnknownPolicy`], asking the registry's approval service under
+/// [`OutcomeUnknownPolicy::Ask`].
+async fn runs_again(registry: &ToolRegistry, run: &str, intent: &Intent, resume: &Resume) -> bool {
+    match resume.outcome_unknown {
+        OutcomeUnknownPolicy::Retry => true,
+        OutcomeUnknownPolicy::Fail => false,
+        OutcomeUnknownPolicy::Ask => {
+            let Some(service) = registry.approval() else {
+                return false;
+            };
+            let (tool, call) = (&intent.tool, &intent.call);
+            let reason = format!(
+                "the outcome of tools.{tool} ({call}) is unknown: it was in flight when run \"{run}\"'s process stopped and may or may not have taken effect; allowing it runs it again with the same idempotency key ({})",
+                intent.idempotency_key
+            );
+            let request = ApprovalRequest {
+                agent: resume.agent,
+                tool_name: tool.clone(),
+                call_id: call.clone(),
+                reason: Some(reason),
+                arguments: None,
+                view: ToolCallView::generic(tool),
+                annotations: registry
+                    .get(tool, resume.agent)
+                    .map(|def| def.annotations())
+                    .unwrap_or_default(),
+                widest_scope: ApprovalScope::Once,
+                cancel: resume.cancel.clone(),
+            };
+            service.request(request).await.scope().is_some()
+        }
+    }
 }

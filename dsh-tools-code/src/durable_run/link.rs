@@ -10,6 +10,7 @@ use std::time::{Duration, SystemTime};
 
 use dsh_tools::exec::{ToolExecution, ToolExecutionResult};
 use dsh_tools::{ErrorInfo, ToolDefinition, ToolError};
+use dsh_tools_core::Registration;
 use dsh_tools_store::{Approval, ArgsDigest, DurableStore, Intent, StoreError};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -42,6 +43,48 @@ pub(crate) struct RunLink {
     /// Those decisions, loaded from the store: a call reached again (after a crash) with the
     /// same arguments is not asked again.
     pub(crate) approvals: Mutex<HashMap<String, Approval>>,
+    /// Keeps the write-ahead intent wrapper installed while the run is live.
+    pub(crate) intents: Option<IntentsLease>,
+}
+
+/// The write-ahead intent wrapper of a registry (`durable/stored.rs` installs it): installed
+/// while at least one run journaled in a store is live, and removed after the last one, so a
+/// registry's later calls keep their unwrapped dispatch (the first-poll fast path).
+#[derive(Debug, Default)]
+pub(crate) struct IntentsWrapper {
+    users: usize,
+    registration: Option<Registration>,
+}
+
+/// One live run's hold on its registry's [`IntentsWrapper`].
+#[derive(Debug)]
+pub(crate) struct IntentsLease(Arc<Mutex<IntentsWrapper>>);
+
+impl IntentsWrapper {
+    /// Leases the wrapper of `shared`, installing it with `install` when no run holds it.
+    pub(crate) fn lease(
+        shared: &Arc<Mutex<Self>>,
+        install: impl FnOnce() -> Registration,
+    ) -> IntentsLease {
+        let mut wrapper = shared.lock().unwrap_or_else(PoisonError::into_inner);
+        if wrapper.registration.is_none() {
+            wrapper.registration = Some(install());
+        }
+        wrapper.users += 1;
+        IntentsLease(Arc::clone(shared))
+    }
+}
+
+impl Drop for IntentsLease {
+    fn drop(&mut self) {
+        let mut wrapper = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        wrapper.users -= 1;
+        if wrapper.users == 0
+            && let Some(registration) = wrapper.registration.take()
+        {
+            registration.dispose();
+        }
+    }
 }
 
 /// A call a person decided on, and the digest of the arguments they saw.
@@ -63,7 +106,14 @@ impl RunLink {
             failed: Mutex::default(),
             decided: Mutex::default(),
             approvals: Mutex::default(),
+            intents: None,
         }
+    }
+
+    /// The same, holding `lease` on the intent wrapper while it lives.
+    pub(crate) fn with_intents(mut self, lease: Option<IntentsLease>) -> Self {
+        self.intents = lease;
+        self
     }
 
     /// The same, continuing the checkpoints of the run so far (their step, the decisions).

@@ -157,6 +157,10 @@ impl Pipeline {
         self.policy.set_approval(service);
     }
 
+    pub(crate) fn approval(&self) -> Option<Arc<dyn ApprovalService>> {
+        self.policy.approval()
+    }
+
     pub(crate) fn set_approval_policy(&self, policy: crate::approval::ApprovalPolicy) {
         self.policy.set_approval_policy(policy);
     }

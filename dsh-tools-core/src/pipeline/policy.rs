@@ -49,6 +49,14 @@ impl Policy {
             .unwrap_or_else(PoisonError::into_inner) = Some(service);
     }
 
+    /// The mounted approval service, if any.
+    pub(super) fn approval(&self) -> Option<Arc<dyn ApprovalService>> {
+        self.approval
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
     /// Forgets every approval given for the session.
     pub(super) fn clear_session_approvals(&self) {
         self.session

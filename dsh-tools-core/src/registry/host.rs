@@ -168,6 +168,13 @@ impl ToolRegistry {
         self.inner.pipeline.set_approval(service);
     }
 
+    /// The approval service [`set_approval`](Self::set_approval) mounted, if any: for a host
+    /// that asks its person about something other than a call (e.g. whether to run again a
+    /// call whose outcome is unknown after a crash).
+    pub fn approval(&self) -> Option<Arc<dyn ApprovalService>> {
+        self.inner.pipeline.approval()
+    }
+
     /// Which tools ask for approval by themselves (default
     /// [`ApprovalPolicy::Declared`](crate::approval::ApprovalPolicy::Declared): those declaring
     /// `requires_approval`); [`DeclaredOrDestructive`](crate::approval::ApprovalPolicy::DeclaredOrDestructive)
