@@ -183,7 +183,7 @@ impl CodeRuntime for MontyRuntime {
         &self,
         request: CodeRunRequest,
     ) -> BoxFuture<'static, Result<CodeRunResult, CodeRuntimeError>> {
-        let valid = crate::sandbox::names::validate_bindings(&request.bindings);
+        let valid = crate::sandbox::names::validate_bindings("monty", &request.bindings);
         let config = self.config.clone();
         let backend = self.backend.clone();
         Box::pin(async move {

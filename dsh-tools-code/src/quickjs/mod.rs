@@ -186,7 +186,7 @@ impl CodeRuntime for QuickJsRuntime {
         &self,
         request: CodeRunRequest,
     ) -> BoxFuture<'static, Result<CodeRunResult, CodeRuntimeError>> {
-        let valid = crate::sandbox::names::validate_bindings(&request.bindings);
+        let valid = crate::sandbox::names::validate_bindings("quickjs", &request.bindings);
         let (pool, config) = (self.pool.clone(), self.config.clone());
         Box::pin(async move {
             valid?;

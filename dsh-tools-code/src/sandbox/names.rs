@@ -164,8 +164,6 @@ pub const RESERVED_ERROR_MEMBERS: &[&str] = &[
     "add_note",
 ];
 
-const PREFIX: &str = "dsh-tools-runtime(quickjs):";
-
 fn is_identifier(name: &str) -> bool {
     let mut bytes = name.bytes();
     matches!(bytes.next(), Some(b) if b.is_ascii_alphabetic() || b == b'_')
@@ -176,13 +174,19 @@ fn is_dunder(name: &str) -> bool {
     name.len() > 4 && name.starts_with("__") && name.ends_with("__")
 }
 
-fn invalid(message: String) -> CodeRuntimeError {
-    CodeRuntimeError::InvalidBinding(format!("{PREFIX} {message}"))
+/// The error of engine `engine` (`quickjs`, `monty`) refusing a binding.
+fn invalid(engine: &str, message: String) -> CodeRuntimeError {
+    CodeRuntimeError::InvalidBinding(format!("dsh-tools-runtime({engine}): {message}"))
 }
 
-/// Validates the namespaces of a request (`docs/CONTRACTS.md`, "The runtime seam":
-/// portable names, and no global shadows a standard global of the sandbox, e.g. `JSON`).
-pub(crate) fn validate_bindings(namespaces: &[BindingNamespace]) -> Result<(), CodeRuntimeError> {
+/// Validates the namespaces of a request to engine `engine` (`quickjs`, `monty`: named in the
+/// errors) (`docs/CONTRACTS.md`, "The runtime seam": portable names, and no global shadows a
+/// standard global of the sandbox, e.g. `JSON`).
+pub(crate) fn validate_bindings(
+    engine: &str,
+    namespaces: &[BindingNamespace],
+) -> Result<(), CodeRuntimeError> {
+    let invalid = |message| invalid(engine, message);
     let mut injected: HashSet<&str> = HashSet::new();
     for namespace in namespaces {
         let global = namespace.global.as_str();
@@ -257,15 +261,23 @@ mod tests {
     }
 
     fn message(namespaces: &[BindingNamespace]) -> String {
-        validate_bindings(namespaces).unwrap_err().to_string()
+        validate_bindings("quickjs", namespaces)
+            .unwrap_err()
+            .to_string()
     }
 
     #[test]
     fn portable_rules() {
-        assert!(validate_bindings(&[ns("tools", Some(("ToolCallError", "toolName")))]).is_ok());
+        let tools = [ns("tools", Some(("ToolCallError", "toolName")))];
+        assert!(validate_bindings("quickjs", &tools).is_ok());
         assert_eq!(
             message(&[ns("lambda", None)]),
             "dsh-tools-runtime(quickjs): binding global \"lambda\" is not a usable identifier"
+        );
+        let monty = validate_bindings("monty", &[ns("lambda", None)]).unwrap_err();
+        assert_eq!(
+            monty.to_string(),
+            "dsh-tools-runtime(monty): binding global \"lambda\" is not a usable identifier"
         );
         assert!(message(&[ns("$tools", None)]).contains("not a usable identifier"));
         assert!(message(&[ns("console", None)]).contains("reserved binding global \"console\""));
