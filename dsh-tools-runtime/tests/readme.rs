@@ -112,7 +112,13 @@ async fn host_state() -> Result<(), Box<dyn Error>> {
     registry.register(add_todo::definition()?)?.keep();
     let add = |item| ToolExecutionInput::new("c1", "add_todo", json!({"item": item}));
 
-    // Forgotten: the call fails, and the model is told what the host did not provide.
+    // Forgotten: the prompt is refused before a model sees the tool, naming the type ...
+    let refused = registry.prompt(None).unwrap_err();
+    assert!(refused.to_string().starts_with(
+        "dsh-tools: tool \"add_todo\" reads host state `readme::Todos` (a State<T> parameter), \
+         which the registry does not provide"
+    ));
+    // ... and a call made anyway fails, telling the model what the host did not provide.
     let forgotten = registry.execute(add("milk")).await;
     assert!(forgotten.is_error());
     assert_eq!(
@@ -122,6 +128,7 @@ async fn host_state() -> Result<(), Box<dyn Error>> {
 
     let todos = Arc::new(Todos::default());
     registry.provide_state(Arc::clone(&todos)); // one value per type, shared by every call
+    assert_eq!(registry.prompt(None)?.tools.len(), 1);
     let added = registry.execute(add("milk")).await;
     assert_eq!(added.value(), Some(&json!(1)));
     assert_eq!(todos.items.lock().unwrap().as_slice(), ["milk"]);

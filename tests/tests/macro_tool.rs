@@ -189,6 +189,9 @@ fn schema_comes_from_the_signature_and_docs() {
     assert_eq!(tool.name(), "read_file");
     assert_eq!(read_file::NAME, "read_file");
     assert_eq!(tool.description(), "Read a UTF-8 file.");
+    // `State<Workspace>` is recorded: a registry without one refuses the prompt.
+    let states: Vec<&str> = tool.needed_states().iter().map(|s| s.type_name()).collect();
+    assert_eq!(states, ["macro_tool::Workspace"]);
     // The model is not shown the width of `u64` (its ±(2^53 − 1)); validation still checks it.
     let u64_schema = json!({"type": "integer", "minimum": 0});
     let expected = json!({

@@ -92,6 +92,13 @@ fn methods_become_definitions_in_declaration_order() {
     let tools = tools(&ws);
     let names: Vec<&str> = tools.iter().map(ToolDefinition::name).collect();
     assert_eq!(names, ["grep", "workspace.greet"]);
+    let greeting: Vec<&str> = tools[1]
+        .needed_states()
+        .iter()
+        .map(|s| s.type_name())
+        .collect();
+    assert_eq!(greeting, ["macro_tool_set::Greeting"]);
+    assert!(tools[0].needed_states().is_empty());
     let grep = &tools[0];
     assert_eq!(grep.description(), "Search the workspace for a pattern.");
     assert_eq!(

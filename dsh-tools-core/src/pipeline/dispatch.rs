@@ -10,6 +10,7 @@ use dsh_tools::definition::BoxFuture;
 use dsh_tools::exec::{
     RunContextHandle, StateMap, ToolExecution, ToolExecutionResult, ToolRunContext,
 };
+use dsh_tools::json::ResultJson;
 use dsh_tools::{ToolDefinition, ToolError};
 use futures_util::FutureExt;
 use tokio_util::sync::CancellationToken;
@@ -29,18 +30,34 @@ pub(super) struct Dispatch {
     states: RwLock<Arc<StateMap>>,
     /// Enforce each tool's declared `timeout_ms` around its body (on by default).
     pub(super) deadlines: AtomicBool,
+    /// How a value without a renderer of its own is laid out.
+    pub(super) json: ResultJson,
 }
 
 impl Default for Dispatch {
     fn default() -> Self {
-        Self {
-            states: RwLock::default(),
-            deadlines: AtomicBool::new(true),
-        }
+        Self::laying_out(ResultJson::default())
     }
 }
 
 impl Dispatch {
+    pub(super) fn laying_out(json: ResultJson) -> Self {
+        Self {
+            states: RwLock::default(),
+            deadlines: AtomicBool::new(true),
+            json,
+        }
+    }
+
+    /// What a call's core dispatch leaves behind, fresh.
+    pub(super) fn record(&self) -> CoreRecord {
+        CoreRecord {
+            handle: Mutex::default(),
+            body_invoked: AtomicBool::new(false),
+            json: self.json,
+        }
+    }
+
     pub(super) fn provide_state(&self, edit: impl FnOnce(&mut StateMap)) {
         let mut guard = self.states.write().unwrap_or_else(PoisonError::into_inner);
         edit(Arc::make_mut(&mut guard));
@@ -56,12 +73,13 @@ impl Dispatch {
 }
 
 /// What core dispatch leaves behind for normalisation.
-#[derive(Default)]
 pub(super) struct CoreRecord {
     /// The pipeline's side of the body's run context: kept here (not on core dispatch's stack)
     /// so contexts deferred by a body that a wrapper dropped (a timeout) are still collected.
     pub(super) handle: Mutex<Option<RunContextHandle>>,
     pub(super) body_invoked: AtomicBool,
+    /// The pipeline's layout of values without a renderer.
+    pub(super) json: ResultJson,
 }
 
 impl CoreRecord {
@@ -101,7 +119,7 @@ pub(super) async fn dispatch<H: Host>(host: &H, call: &Call) -> Prepared {
     if wrappers.is_empty() {
         // No wrapper: core dispatch's own result, nothing to normalise, nothing outlives this
         // call (the record can live on its stack).
-        let record = CoreRecord::default();
+        let record = host.pipeline().dispatch.record();
         let caller = &call.caller_cancel;
         let resolved = call.resolved.as_ref();
         let result = core_dispatch(host, &call.exec, resolved, caller, None, &record);
@@ -125,7 +143,7 @@ async fn dispatch_wrapped<H: Host>(
         replaced: false,
         budget: call.budget(),
     };
-    let record = Arc::new(CoreRecord::default());
+    let record = Arc::new(host.pipeline().dispatch.record());
     // What core dispatch produced, to tell it from a result a wrapper made up (stage 11).
     let produced: Arc<Mutex<Option<ToolExecutionResult>>> = Arc::default();
     let core = {
@@ -217,7 +235,8 @@ fn normalise_foreign<H: Host>(
                 return Err(ToolError::from_harness(&error));
             };
             let contexts = success.additional_contexts;
-            try_success(&def, exec, success.value, contexts, concludes_turn)
+            let json = host.pipeline().dispatch.json;
+            try_success(&def, exec, success.value, contexts, concludes_turn, json)
         }
     }
 }
@@ -331,7 +350,7 @@ pub(super) fn body_result(
         Ok(Err(error)) => ToolExecutionResult::failure(error),
         // e. A success cancelled meanwhile becomes ABORTED; failures stay.
         Ok(Ok(_)) if cancelled => aborted(),
-        Ok(Ok(value)) => build_success(def, exec, value, record.concludes_turn()),
+        Ok(Ok(value)) => build_success(def, exec, value, record.concludes_turn(), record.json),
     }
 }
 

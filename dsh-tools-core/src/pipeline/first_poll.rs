@@ -68,7 +68,7 @@ pub(crate) fn first_poll<H: Host>(host: &H, call: &Call, cx: &mut Context<'_>) -
     let Some(args) = call.exec.arguments.clone() else {
         return FirstPoll::Async;
     };
-    let record = CoreRecord::default();
+    let record = stage.record();
     let exec = &call.exec;
     // a–b. The body's token follows the caller's (a child made only if the body or a
     // cancellation asks for it); already cancelled, the body is not invoked.

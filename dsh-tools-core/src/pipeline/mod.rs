@@ -125,6 +125,14 @@ pub(crate) enum Prepared {
 }
 
 impl Pipeline {
+    /// A pipeline whose tools without a renderer of their own lay their values out as `json`.
+    pub(crate) fn laying_out(json: dsh_tools::json::ResultJson) -> Self {
+        Self {
+            dispatch: dispatch::Dispatch::laying_out(json),
+            ..Self::default()
+        }
+    }
+
     /// A snapshot of the hook store (what a call starting now runs with).
     pub(crate) fn hooks(&self) -> Arc<HookTables> {
         Arc::clone(&self.hooks.read().unwrap_or_else(PoisonError::into_inner))
@@ -171,6 +179,11 @@ impl Pipeline {
 
     pub(crate) fn provide_state(&self, edit: impl FnOnce(&mut StateMap)) {
         self.dispatch.provide_state(edit);
+    }
+
+    /// The host state provided so far.
+    pub(crate) fn states(&self) -> Arc<StateMap> {
+        self.dispatch.states()
     }
 
     pub(crate) fn enforce_deadlines(&self, enforce: bool) {

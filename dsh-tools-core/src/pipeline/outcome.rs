@@ -4,7 +4,7 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use dsh_tools::exec::{ToolExecution, ToolExecutionResult, ToolSuccess};
-use dsh_tools::json::is_lossless;
+use dsh_tools::json::{ResultJson, is_lossless};
 use dsh_tools::{
     ContentBlock, ContextMessage, ErrorInfo, ToolDefinition, ToolError, ToolOutputError,
 };
@@ -107,8 +107,9 @@ pub(crate) fn try_success(
     value: Value,
     contexts: Vec<ContextMessage>,
     concludes_turn: bool,
+    json: ResultJson,
 ) -> Result<ToolExecutionResult, ToolError> {
-    let (value, content, meta) = try_build_success(def, exec, value)?;
+    let (value, content, meta) = try_build_success(def, exec, value, json)?;
     Ok(ToolExecutionResult::Success(ToolSuccess {
         value,
         content,
@@ -124,8 +125,9 @@ pub(crate) fn build_success(
     exec: &ToolExecution,
     value: Value,
     concludes_turn: bool,
+    json: ResultJson,
 ) -> ToolExecutionResult {
-    try_success(def, exec, value, Vec::new(), concludes_turn)
+    try_success(def, exec, value, Vec::new(), concludes_turn, json)
         .unwrap_or_else(ToolExecutionResult::failure)
 }
 
@@ -135,6 +137,7 @@ fn try_build_success(
     def: &ToolDefinition,
     exec: &ToolExecution,
     value: Value,
+    json: ResultJson,
 ) -> Result<Built, ToolError> {
     let name = def.name();
     if !is_lossless(&value) {
@@ -150,12 +153,13 @@ fn try_build_success(
     }
     let empty = Value::Object(serde_json::Map::new());
     let args = exec.arguments.as_deref().unwrap_or(&empty);
-    let content = catch_unwind(AssertUnwindSafe(|| def.render(args, &value))).map_err(|p| {
-        output_error(
-            name,
-            format!("output.render failed: {}", panic_message(&*p)),
-        )
-    })?;
+    let content =
+        catch_unwind(AssertUnwindSafe(|| def.render_with(args, &value, json))).map_err(|p| {
+            output_error(
+                name,
+                format!("output.render failed: {}", panic_message(&*p)),
+            )
+        })?;
     if !content_is_lossless(&content) {
         return Err(output_error(
             name,

@@ -76,7 +76,8 @@ async fn waterfall<H: Host>(
                         let mut contexts = success.additional_contexts;
                         contexts.extend(additional_contexts);
                         // An invalid value is a post-execute error (stage 17): no contexts.
-                        try_success(&def, exec, value, contexts, success.concludes_turn)
+                        let json = host.pipeline().dispatch.json;
+                        try_success(&def, exec, value, contexts, success.concludes_turn, json)
                             .unwrap_or_else(ToolExecutionResult::failure)
                     }
                 }

@@ -77,6 +77,9 @@ pub struct RegistryConfig {
     /// tool nor the calling scope sets one (`docs/CONTRACTS.md`, "Result budgets"); `None` turns
     /// budgets off. Default [`DEFAULT_MAX_RESULT_TOKENS`] (25,000).
     pub max_result_tokens: Option<usize>,
+    /// How a tool without a renderer of its own shows its value to the model: compact JSON
+    /// (the default) or pretty ([`ResultJson`](dsh_tools::json::ResultJson)).
+    pub result_json: dsh_tools::json::ResultJson,
 }
 
 impl Default for RegistryConfig {
@@ -85,6 +88,7 @@ impl Default for RegistryConfig {
             mode: PresentationMode::Native,
             max_parallel_sub_calls: BatchOptions::default().max_parallel,
             max_result_tokens: Some(DEFAULT_MAX_RESULT_TOKENS),
+            result_json: dsh_tools::json::ResultJson::default(),
         }
     }
 }
@@ -232,7 +236,7 @@ impl ToolRegistry {
                 config,
                 state: RwLock::new(RegistryState::default()),
                 listeners: RwLock::new(Vec::new()),
-                pipeline: Pipeline::default(),
+                pipeline: Pipeline::laying_out(config.result_json),
                 tool_search: OnceLock::new(),
                 search_indexes: deferral::IndexCache::default(),
                 ids: AtomicU64::new(1),

@@ -47,6 +47,16 @@ pub enum PromptError {
         /// The languages with a renderer, quoted and comma-separated.
         known: String,
     },
+    /// A tool the prompt would show reads host state the registry does not provide.
+    #[error(
+        "dsh-tools: tool \"{tool}\" reads host state `{state}` (a State<T> parameter), which the registry does not provide: call registry.provide_state(Arc::new(…)) with a `{state}` before building the prompt"
+    )]
+    MissingState {
+        /// The tool.
+        tool: String,
+        /// The state's type name.
+        state: String,
+    },
 }
 
 impl PromptError {
@@ -103,6 +113,7 @@ impl ToolRegistry {
             known_names.push(TOOL_SEARCH_NAME.to_owned());
         }
         let mut visible = listing.shown(|| self.tool_search());
+        self.check_states(&visible)?;
         if mode == PresentationMode::Native {
             // What extensions add to a native scope (Code Mode adds nothing there) is listed
             // after its own tools.
@@ -132,5 +143,21 @@ impl ToolRegistry {
             .iter()
             .find_map(|e| e.prompt(scope, mode, &visible, &known_names))
             .unwrap_or_else(|| Err(PromptError::missing_runtime(mode)))
+    }
+
+    /// Refuses a prompt showing a tool whose host state is not provided, naming the first.
+    fn check_states(&self, shown: &[ToolDefinition]) -> Result<(), PromptError> {
+        let states = self.inner.pipeline.states();
+        let missing = shown.iter().find_map(|tool| {
+            let need = tool.needed_states().iter().find(|n| !states.provides(n))?;
+            Some((tool.name(), need.type_name()))
+        });
+        match missing {
+            Some((tool, state)) => Err(PromptError::MissingState {
+                tool: tool.to_owned(),
+                state: state.to_owned(),
+            }),
+            None => Ok(()),
+        }
     }
 }

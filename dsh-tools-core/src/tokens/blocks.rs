@@ -2,6 +2,7 @@
 //! text blocks share the budget, smallest first; a text that is a JSON document stays one.
 
 use dsh_tools::ContentBlock;
+use dsh_tools::json::ResultJson;
 use serde_json::Value;
 
 use super::budget::{cut_text, fit_json, fits};
@@ -104,15 +105,15 @@ fn fit_json_text(text: &str, max_tokens: usize) -> Option<String> {
         return None;
     }
     let value: Value = serde_json::from_str(text).ok()?;
-    let pretty = text.contains('\n');
+    let layout = if text.contains('\n') {
+        ResultJson::Pretty
+    } else {
+        ResultJson::Compact
+    };
     let mut target = max_tokens;
     for _ in 0..JSON_ATTEMPTS {
         let cut = fit_json(&value, target);
-        let rendered = if pretty {
-            dsh_tools::json::render_value_text(&cut)
-        } else {
-            cut.to_string()
-        };
+        let rendered = layout.render(&cut);
         if fits(&rendered, max_tokens) {
             return Some(rendered);
         }

@@ -187,6 +187,7 @@ pub(crate) fn builder(
     let presenters = presenters(sig, krate);
     let annotations = annotations(sig, krate).map(|a| quote!(.annotations(#a)));
     let limits = limits(sig, krate);
+    let states = states(sig);
     let execute = execute(sig, krate, callee);
     let out = out_type(&sig.output, krate);
     let p = quote!(#krate::__private);
@@ -202,7 +203,7 @@ pub(crate) fn builder(
         #krate::ToolDefinition::builder(#name)
             .description(#description)
             .parameters_spec(__in.spec)
-            #output #timeout #concurrency #presenters #annotations #limits
+            #output #timeout #concurrency #presenters #annotations #limits #states
             .execute(#execute)
             .build()
     }}
@@ -239,6 +240,17 @@ pub(crate) fn limits(sig: &ToolSig, krate: &TokenStream) -> TokenStream {
         .is_present()
         .then(|| quote!(.requires_approval()));
     quote!(#callers #loading #budget #approval)
+}
+
+/// `.needs_state::<T>()` for each `State<T>` parameter.
+fn states(sig: &ToolSig) -> TokenStream {
+    let states = sig
+        .params
+        .iter()
+        .filter(|param| matches!(param.kind, ParamKind::State))
+        .filter_map(|param| crate::types::type_args(&param.ty).first().copied())
+        .map(|ty| quote_spanned!(ty.span()=> .needs_state::<#ty>()));
+    quote!(#(#states)*)
 }
 
 fn output_schema(sig: &ToolSig, krate: &TokenStream) -> TokenStream {

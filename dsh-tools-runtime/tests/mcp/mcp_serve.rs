@@ -216,7 +216,7 @@ async fn tools_call_runs_the_pipeline_and_every_failure_is_an_is_error_result() 
 
     let weather = peer.call_tool(params("weather", json!({}))).await.unwrap();
     assert_eq!(weather.structured_content, Some(json!({"temperature": 21})));
-    assert_eq!(text(&weather), "{\n  \"temperature\": 21\n}");
+    assert_eq!(text(&weather), r#"{"temperature":21}"#);
 
     let bad = peer
         .call_tool(params("add", json!({"a": "2"})))

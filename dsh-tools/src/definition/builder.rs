@@ -69,6 +69,7 @@ pub struct ToolBuilder {
     max_result_tokens: Option<usize>,
     result_hint: Option<ResultHintFn>,
     requires_approval: bool,
+    states: Vec<crate::exec::StateNeed>,
 }
 
 impl ToolBuilder {
@@ -92,6 +93,7 @@ impl ToolBuilder {
             max_result_tokens: None,
             result_hint: None,
             requires_approval: false,
+            states: Vec::new(),
         }
     }
 
@@ -144,7 +146,8 @@ impl ToolBuilder {
     }
 
     /// Renders content from `(args, value)`. Without it, strings render raw and other values as
-    /// pretty JSON.
+    /// JSON in the registry's layout ([`ResultJson`](crate::json::ResultJson): compact by
+    /// default).
     pub fn render(
         mut self,
         render: impl Fn(&Value, &Value) -> Vec<ContentBlock> + Send + Sync + 'static,
@@ -289,6 +292,17 @@ impl ToolBuilder {
         self
     }
 
+    /// The body reads host state of type `T` (`ToolRunContext::state::<T>()`; a `#[tool]`'s
+    /// `State<T>` parameter says so itself): a registry that does not provide it refuses to
+    /// build a prompt with this tool, naming the type, before a model can call it.
+    pub fn needs_state<T: Send + Sync + 'static>(mut self) -> Self {
+        let need = crate::exec::StateNeed::of::<T>();
+        if !self.states.contains(&need) {
+            self.states.push(need);
+        }
+        self
+    }
+
     /// Checks everything and builds the definition.
     pub fn build(self) -> Result<ToolDefinition, DefinitionError> {
         let name = self.name;
@@ -338,7 +352,6 @@ impl ToolBuilder {
                 part: "execute body",
             });
         };
-        let render = self.render.unwrap_or_else(|| Arc::new(default_render));
         Ok(ToolDefinition {
             inner: Arc::new(Inner {
                 name: name.into(),
@@ -348,7 +361,7 @@ impl ToolBuilder {
                 validator,
                 output_schema,
                 output_validator,
-                render,
+                render: self.render,
                 presentation_meta: self.presentation_meta,
                 execute,
                 timeout_ms: self.timeout_ms,
@@ -362,6 +375,7 @@ impl ToolBuilder {
                 max_result_tokens: self.max_result_tokens,
                 result_hint: self.result_hint,
                 requires_approval: self.requires_approval,
+                states: self.states,
             }),
         })
     }

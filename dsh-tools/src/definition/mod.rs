@@ -66,7 +66,8 @@ pub(crate) struct Inner {
     pub(crate) validator: Option<CompiledSchema>,
     pub(crate) output_schema: Value,
     pub(crate) output_validator: CompiledSchema,
-    pub(crate) render: RenderFn,
+    /// `None`: the default renderer (a string raw, anything else as JSON in the caller's layout).
+    pub(crate) render: Option<RenderFn>,
     pub(crate) presentation_meta: Option<MetaFn>,
     pub(crate) execute: ExecuteFn,
     pub(crate) timeout_ms: Option<u64>,
@@ -80,6 +81,8 @@ pub(crate) struct Inner {
     pub(crate) max_result_tokens: Option<usize>,
     pub(crate) result_hint: Option<ResultHintFn>,
     pub(crate) requires_approval: bool,
+    /// The host state the body reads.
+    pub(crate) states: Vec<crate::exec::StateNeed>,
     /// The declared parameter names when the object is open by default
     /// ([`undeclared::declared_if_open`]): calls are checked for undeclared keys. Decided once,
     /// so a closed tool pays one branch per call.
@@ -231,9 +234,24 @@ impl ToolDefinition {
         (self.inner.execute)(args, ctx)
     }
 
-    /// Renders the model-facing content of a canonical value.
+    /// Renders the model-facing content of a canonical value: the tool's renderer, or without
+    /// one [`default_render`] (pretty JSON, the reference's form).
     pub fn render(&self, args: &Value, value: &Value) -> Vec<ContentBlock> {
-        (self.inner.render)(args, value)
+        self.render_with(args, value, crate::json::ResultJson::Pretty)
+    }
+
+    /// The same, a tool without a renderer of its own laying its value out as `json` (the
+    /// registry's [`ResultJson`](crate::json::ResultJson) setting).
+    pub fn render_with(
+        &self,
+        args: &Value,
+        value: &Value,
+        json: crate::json::ResultJson,
+    ) -> Vec<ContentBlock> {
+        match &self.inner.render {
+            Some(render) => render(args, value),
+            None => vec![ContentBlock::text(json.render(value))],
+        }
     }
 
     /// Computes the presentation payload of a top-level success, if the tool declares one.
@@ -365,6 +383,24 @@ impl ToolDefinition {
     /// ```
     pub fn requires_approval(&self) -> bool {
         self.inner.requires_approval
+    }
+
+    /// The host state the body reads ([`ToolBuilder::needs_state`], a `#[tool]`'s `State<T>`
+    /// parameters).
+    ///
+    /// ```
+    /// use dsh_tools::ToolDefinition;
+    /// use serde_json::json;
+    /// let tool = ToolDefinition::builder("query")
+    ///     .description("Query the host's database.")
+    ///     .needs_state::<String>()
+    ///     .execute(|_, _| async { Ok(json!(null)) })
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(tool.needed_states()[0].type_name(), "alloc::string::String");
+    /// ```
+    pub fn needed_states(&self) -> &[crate::exec::StateNeed] {
+        &self.inner.states
     }
 
     /// Whether two handles point at the same definition.

@@ -26,7 +26,7 @@ pub use context::{RunContextHandle, ToolRunContext};
 pub use decision::{PostToolDecision, PreToolDecision, ToolExecutionMode};
 pub use progress::{Progress, ProgressObserver};
 pub use result::{ToolExecutionResult, ToolFailure, ToolSuccess};
-pub use state::{State, StateMap};
+pub use state::{State, StateMap, StateNeed};
 
 /// An opaque per-execution identity. Two executions never share a token; it carries nothing
 /// readable and is compared by identity only.

@@ -38,6 +38,44 @@ impl StateMap {
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
+
+    /// Whether the state a tool [needs](StateNeed) is stored.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use dsh_tools::exec::{StateMap, StateNeed};
+    /// let mut states = StateMap::default();
+    /// states.insert(Arc::new(7_u32));
+    /// assert!(states.provides(&StateNeed::of::<u32>()));
+    /// assert!(!states.provides(&StateNeed::of::<String>()));
+    /// ```
+    pub fn provides(&self, need: &StateNeed) -> bool {
+        self.entries.contains_key(&need.type_id)
+    }
+}
+
+/// Host state a tool's body reads (a `State<T>` parameter of a `#[tool]`, or
+/// [`ToolBuilder::needs_state`](crate::ToolBuilder::needs_state)): the registry checks that it
+/// is provided before the tool reaches a model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct StateNeed {
+    type_id: TypeId,
+    type_name: &'static str,
+}
+
+impl StateNeed {
+    /// The need of state of type `T`.
+    pub fn of<T: Send + Sync + 'static>() -> Self {
+        Self {
+            type_id: TypeId::of::<T>(),
+            type_name: std::any::type_name::<T>(),
+        }
+    }
+
+    /// The type's name, as `std::any::type_name` gives it.
+    pub fn type_name(&self) -> &'static str {
+        self.type_name
+    }
 }
 
 impl fmt::Debug for StateMap {

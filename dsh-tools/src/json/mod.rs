@@ -26,5 +26,5 @@ pub use number::{
     write_js_number, write_js_number_of,
 };
 pub use order::{collapse_js_whitespace, is_js_whitespace, utf16_cmp};
-pub use pretty::{render_pretty, render_value_text};
+pub use pretty::{ResultJson, render_pretty, render_value_text};
 pub use stringify::{canonical_json, js_stringify, write_canonical_json, write_js_stringify};

@@ -47,6 +47,42 @@ pub fn render_value_text(v: &Value) -> String {
     }
 }
 
+/// How a value without a renderer of its own reaches the model as text
+/// ([`ToolDefinition::render_with`](crate::ToolDefinition::render_with)): a root string is its
+/// raw text either way; anything else is compact JSON (`JSON.stringify(v)`) or pretty JSON
+/// ([`render_pretty`], the reference's form). Compact is the registry's default: it costs about
+/// 1.5× fewer tokens on real tool results (BENCHMARKS.md, "Tool results: pretty or compact
+/// JSON").
+///
+/// ```
+/// use dsh_tools::json::ResultJson;
+/// use serde_json::json;
+/// let v = json!({"files": ["a.rs", "b.rs"], "n": 2});
+/// assert_eq!(ResultJson::Compact.render(&v), r#"{"files":["a.rs","b.rs"],"n":2}"#);
+/// assert_eq!(ResultJson::Pretty.render(&v), "{\n  \"files\": [\n    \"a.rs\",\n    \"b.rs\"\n  ],\n  \"n\": 2\n}");
+/// assert_eq!(ResultJson::Compact.render(&json!("raw\ntext")), "raw\ntext");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum ResultJson {
+    /// `JSON.stringify(v)`: no whitespace (the default).
+    #[default]
+    Compact,
+    /// 2-space indentation ([`render_pretty`]).
+    Pretty,
+}
+
+impl ResultJson {
+    /// `v` as model-facing text: a root string raw, anything else in this layout.
+    pub fn render(self, v: &Value) -> String {
+        match (v, self) {
+            (Value::String(s), _) => s.clone(),
+            (other, Self::Compact) => super::js_stringify(other),
+            (other, Self::Pretty) => render_pretty(other),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
