@@ -19,6 +19,10 @@ use super::rounds::{Rounds, required};
 use super::wire::{declares_object_output, mcp_result, mcp_tool};
 use crate::registry::ToolRegistry;
 
+/// The tool a code or both presentation adds (Code Mode's reserved `run_code`): its listing
+/// carries the prompt's sections.
+const CODE_TRANSPORT: &str = "run_code";
+
 /// One served view of a registry. Cheap to clone (one session each).
 #[derive(Debug, Clone)]
 pub(crate) struct RegistryHandler {
@@ -45,6 +49,53 @@ impl RegistryHandler {
     }
 }
 
+impl RegistryHandler {
+    /// What `tools/list` lists (`docs/CONTRACTS.md`, "MCP", "Presentation over MCP"): in a
+    /// native view its visible tools a model calls; in a code or both view the wire tools of
+    /// its prompt ([`ToolRegistry::prompt`]), `run_code` described with the prompt's sections
+    /// (the SDK of every tool a program can call, and how to search the deferred ones).
+    fn listed(&self) -> Result<Vec<rmcp::model::Tool>, crate::PromptError> {
+        if self.registry.effective_mode(self.view) == crate::PresentationMode::Native {
+            return Ok(self
+                .registry
+                .visible(self.view)
+                .iter()
+                // A code-only tool is not a tool a client calls (`docs/CONTRACTS.md`, "MCP").
+                .filter(|def| def.callers().model())
+                .map(mcp_tool)
+                .collect());
+        }
+        let mut surface = self.registry.prompt(self.view)?;
+        surface.sections.sort_by_key(|section| section.order);
+        let guide: Vec<&str> = surface.sections.iter().map(|s| s.text.as_str()).collect();
+        let guide = guide.join("\n\n");
+        Ok(surface
+            .tools
+            .iter()
+            .filter_map(|wire| self.registry.get(&wire.name, self.view))
+            .map(|def| {
+                let mut tool = mcp_tool(&def);
+                if def.name() == CODE_TRANSPORT {
+                    tool.description = Some(format!("{}\n\n{guide}", def.description()).into());
+                }
+                tool
+            })
+            .collect())
+    }
+
+    /// Whether a client may call `name`: the view lists it (a tool it does not list is the
+    /// spec's protocol error). Natively a deferred tool not found yet counts: it is listed.
+    fn serves(&self, name: &str) -> bool {
+        if self.registry.effective_mode(self.view) == crate::PresentationMode::Native {
+            let served = self.registry.get(name, Some(self.agent));
+            return served.is_some_and(|def| def.callers().model());
+        }
+        self.registry
+            .prompt(self.view)
+            .is_ok_and(|surface| surface.tools.iter().any(|tool| tool.name == name))
+    }
+}
+
 impl ServerHandler for RegistryHandler {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
@@ -57,13 +108,8 @@ impl ServerHandler for RegistryHandler {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, rmcp::ErrorData> {
         let tools = self
-            .registry
-            .visible(self.view)
-            .iter()
-            // A code-only tool is not a tool a client calls (`docs/CONTRACTS.md`, "MCP").
-            .filter(|def| def.callers().model())
-            .map(mcp_tool)
-            .collect();
+            .listed()
+            .map_err(|e| rmcp::ErrorData::internal_error(e.to_string(), None))?;
         Ok(ListToolsResult::with_all_items(tools))
     }
 
@@ -74,8 +120,7 @@ impl ServerHandler for RegistryHandler {
     ) -> Result<CallToolResponse, rmcp::ErrorData> {
         // A name this view does not have is the spec's protocol error (`docs/CONTRACTS.md`,
         // "MCP"), not a tool result.
-        let served = self.registry.get(&request.name, Some(self.agent));
-        if !served.is_some_and(|def| def.callers().model()) {
+        if !self.serves(&request.name) {
             return Err(rmcp::ErrorData::invalid_params(
                 format!("unknown tool: {}", request.name),
                 Some(serde_json::json!({"name": request.name})),

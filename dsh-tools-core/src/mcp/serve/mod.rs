@@ -75,6 +75,7 @@ pub struct McpServer {
     http_limits: HttpLimits,
     auth: Option<McpAuth>,
     client_approval: bool,
+    state_ttl: std::time::Duration,
 }
 
 impl McpServer {
@@ -88,6 +89,7 @@ impl McpServer {
             http_limits: HttpLimits::default(),
             auth: None,
             client_approval: true,
+            state_ttl: rounds::STATE_TTL,
         }
     }
 
@@ -140,6 +142,14 @@ impl McpServer {
         self
     }
 
+    /// How long the sealed `requestState` of an input-required result can be answered (default
+    /// ten minutes): a retry carrying an older state is refused (JSON-RPC invalid params)
+    /// before anything runs, and the client asks again by calling without it.
+    pub fn with_state_ttl(mut self, ttl: std::time::Duration) -> Self {
+        self.state_ttl = ttl;
+        self
+    }
+
     fn handler(&self) -> RegistryHandler {
         let (view, agent) = match &self.scope {
             Some(scope) => (Some(scope.id()), scope.id()),
@@ -154,7 +164,7 @@ impl McpServer {
             approvals: self
                 .client_approval
                 .then(|| ClientApprovals::install(&self.registry, agent)),
-            rounds: Rounds::new(agent),
+            rounds: Rounds::new(agent, self.state_ttl),
         }
     }
 

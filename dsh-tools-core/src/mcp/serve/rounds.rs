@@ -4,7 +4,8 @@
 //! session, server-to-client requests while the call waits.
 //!
 //! A state is sealed (HMAC-SHA256, rmcp's `RequestStateCodec`) and bound to the served agent,
-//! the tool and the canonical JSON of its arguments, expires after [`STATE_TTL`], and opens
+//! the tool and the canonical JSON of its arguments, expires after the server's state TTL
+//! ([`STATE_TTL`] unless `McpServer::with_state_ttl` sets another), and opens
 //! once: a replayed, altered, expired or foreign state is refused before anything runs.
 
 use std::collections::HashMap;
@@ -21,7 +22,7 @@ use rmcp::service::{Peer, RequestContext, RoleServer};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-/// How long a sealed state can be answered.
+/// How long a sealed state can be answered, by default.
 pub(crate) const STATE_TTL: Duration = Duration::from_secs(600);
 
 /// What a sealed state holds (what it is bound to is associated data, not stored).
@@ -52,6 +53,8 @@ pub(crate) enum StateError {
 pub(crate) struct Rounds {
     agent: ScopeId,
     codec: RequestStateCodec,
+    /// How long a state can be answered.
+    ttl: Duration,
     /// The nonces of states already opened, until they expire.
     spent: Mutex<HashMap<String, Instant>>,
 }
@@ -65,13 +68,15 @@ impl std::fmt::Debug for Rounds {
 }
 
 impl Rounds {
-    /// The rounds of the view served as `agent`, with a fresh sealing key.
-    pub(crate) fn new(agent: ScopeId) -> Arc<Self> {
+    /// The rounds of the view served as `agent`, with a fresh sealing key; states expire after
+    /// `ttl`.
+    pub(crate) fn new(agent: ScopeId, ttl: Duration) -> Arc<Self> {
         let mut key = [0u8; 32];
         getrandom::fill(&mut key).expect("the operating system's random source");
         Arc::new(Self {
             agent,
             codec: RequestStateCodec::try_new(key.to_vec()).expect("a 32-byte key is long enough"),
+            ttl,
             spent: Mutex::default(),
         })
     }
@@ -128,10 +133,7 @@ impl Rounds {
         let now = Instant::now();
         let mut spent = self.spent.lock().unwrap_or_else(PoisonError::into_inner);
         spent.retain(|_, expires| *expires > now);
-        if spent
-            .insert(sealed.nonce.clone(), now + STATE_TTL)
-            .is_some()
-        {
+        if spent.insert(sealed.nonce.clone(), now + self.ttl).is_some() {
             return Err(StateError::Spent);
         }
         Ok(sealed)
@@ -153,7 +155,7 @@ impl Rounds {
             asked: pending.keys().cloned().collect(),
         };
         let bound = self.bound_to(request);
-        let options = SealOptions::new().associated_data(&bound).ttl(STATE_TTL);
+        let options = SealOptions::new().associated_data(&bound).ttl(self.ttl);
         let state = self.codec.seal_json_with(&sealed, &options).ok()?;
         let requests = pending
             .into_iter()

@@ -1,0 +1,185 @@
+//! The Code Mode gateway (issue 27): `dsh-tools mcp serve --http --mode code` over two real npm
+//! MCP servers (`@modelcontextprotocol/server-everything` and `server-filesystem`, from
+//! `npm ci --prefix tests/node`) imported with `--mcp`, driven by rmcp's own streamable-HTTP
+//! client at 2026-07-28: the client lists exactly `run_code`, whose description carries the
+//! SDK of every tool, and one program calls tools of both servers.
+//!
+//! Without the npm packages the tests fail under `CI` and are skipped otherwise.
+
+#[path = "support/http.rs"]
+mod http;
+mod support;
+
+use std::path::{Path, PathBuf};
+
+use dsh_tools_runtime::code::{CODE_ONLY_TEXT, RUN_CODE_DESCRIPTION};
+use dsh_tools_runtime::mcp::rmcp;
+use rmcp::model::{CallToolRequestParams, CallToolResult, ProtocolVersion};
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt as _, RoleClient, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
+use serde_json::{Value, json};
+
+/// `node <package's entry point>` as a `--mcp` value, or `None` (reason printed) when the
+/// package is missing outside CI.
+fn npm_server(package: &str) -> Option<String> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/node/node_modules/@modelcontextprotocol")
+        .join(package)
+        .join("dist/index.js");
+    if !script.exists() {
+        let message = format!(
+            "{} is missing — run `npm ci --prefix tests/node` (scripts/test does)",
+            script.display()
+        );
+        assert!(
+            !["CI", "DSH_REQUIRE_NODE"]
+                .iter()
+                .any(|var| std::env::var_os(var).is_some_and(|v| !v.is_empty())),
+            "{message}"
+        );
+        eprintln!("skipped: {message}");
+        return None;
+    }
+    let node = std::env::var("DSH_NODE").unwrap_or_else(|_| "node".to_owned());
+    Some(format!("{node} {}", script.display()))
+}
+
+/// The two imported servers' `--mcp` flags (everything as s1, the filesystem over `root` as
+/// s2), or `None` when they are missing outside CI.
+fn imports(root: &Path) -> Option<Vec<String>> {
+    let everything = npm_server("server-everything")?;
+    let filesystem = npm_server("server-filesystem")?;
+    Some(vec![
+        "--mcp".to_owned(),
+        everything,
+        "--mcp".to_owned(),
+        format!("{filesystem} {}", root.display()),
+    ])
+}
+
+/// A directory holding `notes.txt` (canonical: the filesystem server compares real paths).
+fn notes() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::write(root.join("notes.txt"), "alpha\nbeta\n").unwrap();
+    (dir, root)
+}
+
+/// rmcp's client of the server at `url`, at 2026-07-28.
+async fn connect(url: &str) -> RunningService<RoleClient, ()> {
+    let transport = StreamableHttpClientTransport::from_uri(url.to_owned());
+    let lifecycle = ClientLifecycleMode::Discover {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+    };
+    ().serve_with_lifecycle(transport, lifecycle).await.unwrap()
+}
+
+fn text(result: &CallToolResult) -> String {
+    serde_json::to_value(&result.content).unwrap()[0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// The program: one tool of each server, both results returned.
+const PROGRAM: &str = r#"
+const echoed = await tools.mcp__s1__echo({ message: "hello gateway" });
+const read = await tools.mcp__s2__read_text_file({ path: `${ROOT}/notes.txt` });
+const text = (r: { content: JsonValue[] }) => (r.content[0] as { text: string }).text;
+return { echoed: text(echoed), read: text(read) };
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_runs_one_program_over_two_imported_servers() {
+    let (_dir, root) = notes();
+    let Some(imports) = imports(&root) else {
+        return;
+    };
+    let mut flags: Vec<&str> = vec!["--mode", "code"];
+    flags.extend(imports.iter().map(String::as_str));
+    let server = http::Server::start(&root, &flags, None);
+    let client = connect(&server.url).await;
+
+    let tools = client.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| &*t.name).collect();
+    assert_eq!(names, ["run_code"]);
+    // The description: the tool's own, the code-only rule, then the SDK of every tool (the
+    // example tools' and both servers').
+    let description = tools[0].description.as_deref().unwrap_or_default();
+    let opening =
+        format!("{RUN_CODE_DESCRIPTION}\n\n{CODE_ONLY_TEXT}\n\n## Writing code for run_code\n\n");
+    assert!(description.starts_with(&opening), "{description}");
+    for declaration in [
+        "\n// Echoes back the input string\nmcp__s1__echo: {\n// Message to echo\nmessage: string;\n} & JsonObject;\n",
+        "\nmcp__s2__read_text_file: ToolArgsMap[\"mcp__s2__read_file\"];\n",
+        "\nread_file: {\n",
+    ] {
+        assert!(
+            description.contains(declaration),
+            "{declaration} in {description}"
+        );
+    }
+
+    let code = format!("const ROOT = {};\n{PROGRAM}", json!(root));
+    let call = CallToolRequestParams::new("run_code").with_arguments(
+        json!({"code": code, "description": "Echo and read"})
+            .as_object()
+            .cloned()
+            .unwrap(),
+    );
+    let result = client.call_tool(call).await.unwrap();
+    assert_eq!(result.is_error, Some(false), "{}", text(&result));
+    let value = result.structured_content.clone().unwrap_or(Value::Null);
+    assert_eq!(
+        value["result"],
+        json!({"echoed": "Echo: hello gateway", "read": "alpha\nbeta\n"}),
+        "{value}"
+    );
+    // A tool the gateway does not list is the protocol's unknown tool.
+    let direct = CallToolRequestParams::new("mcp__s1__echo")
+        .with_arguments(json!({"message": "x"}).as_object().cloned().unwrap());
+    let refused = client.call_tool(direct).await.unwrap_err();
+    assert!(
+        refused.to_string().contains("unknown tool: mcp__s1__echo"),
+        "{refused}"
+    );
+    drop(client);
+    server.stop();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn both_lists_the_tools_and_run_code() {
+    let (_dir, root) = notes();
+    let Some(imports) = imports(&root) else {
+        return;
+    };
+    let mut flags: Vec<&str> = vec!["--mode", "both"];
+    flags.extend(imports.iter().map(String::as_str));
+    let server = http::Server::start(&root, &flags, None);
+    let client = connect(&server.url).await;
+    let tools = client.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| &*t.name).collect();
+    assert_eq!(names.last(), Some(&"run_code"), "{names:?}");
+    for name in ["read_file", "mcp__s1__echo", "mcp__s2__read_text_file"] {
+        assert!(names.contains(&name), "{name} in {names:?}");
+    }
+    // Both: a listed tool is called directly too.
+    let direct = CallToolRequestParams::new("mcp__s1__echo")
+        .with_arguments(json!({"message": "x"}).as_object().cloned().unwrap());
+    let result = client.call_tool(direct).await.unwrap();
+    assert_eq!(text(&result), "Echo: x");
+    drop(client);
+    server.stop();
+}
+
+#[test]
+fn language_without_a_code_mode_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, _, stderr) =
+        support::dsh_tools(dir.path(), &["mcp", "serve", "--language", "python"], "");
+    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(
+        stderr,
+        "dsh-tools: --language: programs run only with --mode code or --mode both\n"
+    );
+}
