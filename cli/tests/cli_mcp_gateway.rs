@@ -183,3 +183,105 @@ fn language_without_a_code_mode_is_refused() {
         "dsh-tools: --language: programs run only with --mode code or --mode both\n"
     );
 }
+
+/// The client's user: answers each elicitation with `approve` and remembers the question.
+#[derive(Clone)]
+struct User {
+    approve: bool,
+    asked: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl rmcp::ClientHandler for User {
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        let capabilities = json!({"elicitation": {"form": {}}});
+        rmcp::model::ClientConfig::new(
+            serde_json::from_value(capabilities).unwrap(),
+            rmcp::model::Implementation::new("user", "1"),
+        )
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: rmcp::model::ElicitRequestParams,
+        _context: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
+        if let rmcp::model::ElicitRequestParams::FormElicitationParams { message, .. } = request {
+            self.asked.lock().unwrap().push(message);
+        }
+        Ok(
+            rmcp::model::ElicitResult::new(rmcp::model::ElicitationAction::Accept)
+                .with_content(json!({"approve": self.approve})),
+        )
+    }
+}
+
+/// A `run_code` program that writes a file, served in code mode over stdio in `language` to
+/// a 2025-11-25 client (`initialize`) whose user answers `approve`: what the user was asked,
+/// the program's text, and whether the file was written.
+async fn program_writes(
+    language: &str,
+    program: &str,
+    approve: bool,
+) -> (Vec<String>, String, bool) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_dsh-tools"))
+        .args(["mcp", "serve", "--mode", "code", "--language", language])
+        .current_dir(dir.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let transport = (child.stdout.take().unwrap(), child.stdin.take().unwrap());
+    let user = User {
+        approve,
+        asked: std::sync::Arc::default(),
+    };
+    let client = user
+        .clone()
+        .serve_with_lifecycle(transport, ClientLifecycleMode::Initialize)
+        .await
+        .unwrap();
+    let call = CallToolRequestParams::new("run_code").with_arguments(
+        json!({"code": program, "description": "Write a file"})
+            .as_object()
+            .cloned()
+            .unwrap(),
+    );
+    let result = client.call_tool(call).await.unwrap();
+    drop(client);
+    let written = dir.path().join("out.txt").exists();
+    let asked = user.asked.lock().unwrap().clone();
+    (asked, text(&result), written)
+}
+
+const QUESTION: &str = "Allow the tool \"write_file\" to run (out.txt)? It asks because it can \
+                        change files or run commands.";
+
+#[tokio::test]
+async fn an_older_client_approves_a_programs_call_while_the_run_waits() {
+    // (language, program, the program's answer when the user says no)
+    let programs = [
+        (
+            "typescript",
+            "try { await tools.write_file({path: \"out.txt\", content: \"x\"}); return \"wrote\"; } \
+             catch (e) { return (e as ToolCallError).message; }",
+            "the user rejected tool \"write_file\"",
+        ),
+        (
+            "python",
+            "try:\n    await tools.write_file({\"path\": \"out.txt\", \"content\": \"x\"})\n    return \"wrote\"\nexcept ToolCallError as e:\n    return str(e)",
+            "write_file: the user rejected tool \"write_file\"",
+        ),
+    ];
+    for (language, program, refused) in programs {
+        let (asked, answer, written) = program_writes(language, program, true).await;
+        assert_eq!(asked, [QUESTION], "{language}");
+        assert_eq!(answer, "wrote", "{language}");
+        assert!(written, "{language}");
+        let (asked, answer, written) = program_writes(language, program, false).await;
+        assert_eq!(asked, [QUESTION], "{language}");
+        assert_eq!(answer, refused, "{language}");
+        assert!(!written, "{language}: the user said no");
+    }
+}

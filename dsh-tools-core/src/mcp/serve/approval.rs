@@ -6,6 +6,10 @@
 //! `elicitation/create` request while the call waits. A client that cannot elicit leaves the
 //! answer to the registry's approval service, as before.
 //!
+//! A `run_code` program's calls that ask reach the run's client the same way in an older
+//! session (`elicitation/create` while the run waits); at 2026-07-28 they are left to the
+//! registry's approval service.
+//!
 //! The approval is one question of the call's round ([`CallRound`], key `approval`): its
 //! answer counts only when the round vouches for it (a sealed state asked it).
 
@@ -29,6 +33,9 @@ const QUESTION_ARGUMENTS: usize = 300;
 
 /// The key of the approval in `inputRequests` / `inputResponses`.
 const INPUT_KEY: &str = "approval";
+
+/// What separates a Code Mode run's id from its sub-call's number in the sub-call's id.
+const SUB_CALL: &str = ":code:";
 
 /// How one call in progress gets its approval.
 enum Slot {
@@ -123,11 +130,21 @@ impl ClientApprovals {
 
     /// The pipeline asks for approval of a call: the answer of its slot, if it has one.
     fn gate(&self, ask: &Ask<'_>) -> Option<BoxFuture<'static, ApprovalOutcome>> {
-        if ask.exec.agent != Some(self.agent) || ask.exec.parent.is_some() {
+        if ask.exec.agent != Some(self.agent) {
             return None;
         }
         let slots = self.lock();
-        match slots.get(&*ask.exec.call_id)? {
+        let call_id = &*ask.exec.call_id;
+        let slot = match ask.exec.parent {
+            None => slots.get(call_id)?,
+            // A `run_code` program's call (`<run id>:code:<n>`) in an older session: the
+            // run's client is asked while the run waits. Its other slots are the run's own.
+            Some(_) => match slots.get(call_id.split_once(SUB_CALL)?.0)? {
+                slot @ Slot::Elicit(_) => slot,
+                _ => return None,
+            },
+        };
+        match slot {
             Slot::Decided(outcome) => Some(Box::pin(std::future::ready(*outcome))),
             Slot::Elicit(peer) => {
                 let params = elicitation(&question(ask));
