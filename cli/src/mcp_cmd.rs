@@ -104,7 +104,7 @@ pub(super) fn run(args: McpArgs) -> Result<Report, CliError> {
         None => None,
     };
     let registry = host_registry_in(args.presentation.mode(), args.yes)?;
-    args.presentation.install(&registry)?;
+    let suspendable = args.presentation.install(&registry)?;
     runtime.block_on(async {
         let _imports = args.mcp.import(&registry).await?;
         // `--yes` approves without asking anyone, the client's user included.
@@ -114,6 +114,9 @@ pub(super) fn run(args: McpArgs) -> Result<Report, CliError> {
             .with_state_ttl(std::time::Duration::from_secs(args.state_ttl));
         if let Some(auth) = auth {
             server = server.with_auth(auth);
+        }
+        if let Some(runs) = suspendable {
+            server = server.with_suspendable(runs);
         }
         match args.http {
             None => server

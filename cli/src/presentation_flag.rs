@@ -2,11 +2,18 @@
 //! tools are presented to the MCP client. `code` lists one `run_code` tool (plus `tool_search`
 //! when tools are deferred) whose description carries the SDK of every served and imported
 //! tool; `both` lists the tools and `run_code`. Programs' calls go through the same pipeline
-//! (approvals, guards) as direct calls, and to the imported servers.
+//! (approvals, guards) as direct calls, and to the imported servers; a program that reaches
+//! an approval suspends, and a 2026-07-28 client's retry with the answer resumes it.
 
 use clap::{Args, ValueEnum};
 use dsh_tools_runtime::PresentationMode;
+use std::sync::Arc;
+
 use dsh_tools_runtime::code::CodeMode;
+use dsh_tools_runtime::code::durable::{
+    ContinuationKey, Durability, DurableRunCode, MemorySpentStore,
+};
+use dsh_tools_runtime::extension::SuspendableCalls;
 
 use crate::CliError;
 use crate::language::Language;
@@ -46,22 +53,29 @@ impl PresentationFlags {
     }
 
     /// Installs Code Mode in the flags' language on `registry` when the mode presents
-    /// `run_code`; refuses `--language` with `--mode native` (it would mean nothing).
+    /// `run_code`, and returns its durable `run_code` (a program that reaches an approval
+    /// suspends; its continuations are sealed with a key of this process); refuses
+    /// `--language` with `--mode native` (it would mean nothing).
     pub(super) fn install(
         &self,
         registry: &dsh_tools_runtime::ToolRegistry,
-    ) -> Result<(), CliError> {
+    ) -> Result<Option<Arc<dyn SuspendableCalls>>, CliError> {
         if self.mode == ServeMode::Native {
             return match self.language {
                 Some(_) => Err(CliError::new(
                     "--language: programs run only with --mode code or --mode both",
                 )),
-                None => Ok(()),
+                None => Ok(None),
             };
         }
         let language = self.language.unwrap_or(Language::Typescript);
         CodeMode::new(language.runtime()?)
             .install(registry)
-            .map_err(|e| CliError::new(format!("cannot install Code Mode: {e}")))
+            .map_err(|e| CliError::new(format!("cannot install Code Mode: {e}")))?;
+        let durability = Durability::new(
+            ContinuationKey::generate(),
+            Arc::new(MemorySpentStore::default()),
+        );
+        Ok(Some(Arc::new(DurableRunCode::new(registry, durability))))
     }
 }

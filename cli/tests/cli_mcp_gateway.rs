@@ -285,3 +285,103 @@ async fn an_older_client_approves_a_programs_call_while_the_run_waits() {
         assert!(!written, "{language}: the user said no");
     }
 }
+
+/// `dsh-tools mcp serve --mode code --language <language> [extra]` over stdio, and rmcp's
+/// client of it at 2026-07-28 whose user answers `approve` (kept alive with the child).
+async fn code_server(
+    dir: &Path,
+    language: &str,
+    extra: &[&str],
+    approve: bool,
+) -> (
+    RunningService<RoleClient, User>,
+    User,
+    tokio::process::Child,
+) {
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_dsh-tools"))
+        .args(["mcp", "serve", "--mode", "code", "--language", language])
+        .args(extra)
+        .current_dir(dir)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let transport = (child.stdout.take().unwrap(), child.stdin.take().unwrap());
+    let user = User {
+        approve,
+        asked: std::sync::Arc::default(),
+    };
+    let lifecycle = ClientLifecycleMode::Discover {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+    };
+    let client = user
+        .clone()
+        .serve_with_lifecycle(transport, lifecycle)
+        .await
+        .unwrap();
+    (client, user, child)
+}
+
+/// Two shell commands that append to `log.txt` (each asks), in each language.
+const APPENDS: [(&str, &str); 2] = [
+    (
+        "typescript",
+        "await tools.bash({command: \"echo one >> log.txt\", description: \"Append one\"});\n\
+         await tools.bash({command: \"echo two >> log.txt\", description: \"Append two\"});\n\
+         return \"appended\";",
+    ),
+    (
+        "python",
+        "await tools.bash({\"command\": \"echo one >> log.txt\", \"description\": \"Append one\"})\n\
+         await tools.bash({\"command\": \"echo two >> log.txt\", \"description\": \"Append two\"})\n\
+         return \"appended\"",
+    ),
+];
+
+fn run_code(program: &str) -> CallToolRequestParams {
+    CallToolRequestParams::new("run_code").with_arguments(
+        json!({"code": program, "description": "Append two lines"})
+            .as_object()
+            .cloned()
+            .unwrap(),
+    )
+}
+
+const ASKED: [&str; 2] = [
+    "Allow the tool \"bash\" to run (echo one >> log.txt)? It asks because it can change files or run commands.",
+    "Allow the tool \"bash\" to run (echo two >> log.txt)? It asks because it can change files or run commands.",
+];
+
+#[tokio::test]
+async fn a_2026_client_approves_a_programs_calls_by_input_required_results() {
+    for (language, program) in APPENDS {
+        let dir = tempfile::tempdir().unwrap();
+        let (client, user, _child) = code_server(dir.path(), language, &[], true).await;
+        let result = client.call_tool(run_code(program)).await.unwrap();
+        assert_eq!(text(&result), "appended", "{language}");
+        // Two approvals, two rounds; each command ran exactly once.
+        assert_eq!(*user.asked.lock().unwrap(), ASKED, "{language}");
+        let log = std::fs::read_to_string(dir.path().join("log.txt")).unwrap();
+        assert_eq!(log, "one\ntwo\n", "{language}");
+    }
+}
+
+#[tokio::test]
+async fn a_2026_client_that_says_no_stops_the_programs_call() {
+    for (language, program) in APPENDS {
+        let dir = tempfile::tempdir().unwrap();
+        let (client, user, _child) = code_server(dir.path(), language, &[], false).await;
+        let result = client.call_tool(run_code(program)).await.unwrap();
+        assert_eq!(result.is_error, Some(true), "{language}");
+        assert_eq!(user.asked.lock().unwrap().len(), 1, "{language}");
+        // The program sees the refusal (Code Mode's error text, tested with Code Mode).
+        let text = text(&result);
+        assert!(
+            text.starts_with("Error: code run failed (exception): ")
+                && text.contains("bash: the user rejected tool \"bash\""),
+            "{language}: {text}"
+        );
+        assert!(!dir.path().join("log.txt").exists(), "{language}");
+    }
+}

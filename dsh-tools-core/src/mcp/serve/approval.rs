@@ -25,6 +25,7 @@ use serde_json::{Value, json};
 
 use super::rounds::CallRound;
 use crate::approval::ApprovalOutcome;
+use crate::extension::SuspendedCall;
 use crate::hooks::{ApprovalGate, Ask};
 use crate::registry::{Registration, ToolRegistry};
 
@@ -179,7 +180,7 @@ impl ClientApprovals {
 }
 
 /// Whether the request's client declared form elicitation.
-fn can_elicit(context: &RequestContext<RoleServer>) -> bool {
+pub(crate) fn can_elicit(context: &RequestContext<RoleServer>) -> bool {
     context
         .client_capabilities()
         .and_then(|capabilities| capabilities.elicitation)
@@ -189,10 +190,18 @@ fn can_elicit(context: &RequestContext<RoleServer>) -> bool {
 /// The question put to the user: the tool, what the call does (its card's title, or its
 /// arguments), and why it asks.
 fn question(ask: &Ask<'_>) -> String {
-    let name = &*ask.exec.name;
-    let title = ask.view.title();
+    question_of(
+        &ask.exec.name,
+        ask.view.title(),
+        ask.exec.arguments.as_deref(),
+        ask.reason,
+    )
+}
+
+/// [`question`] of a call by its parts.
+fn question_of(name: &str, title: &str, arguments: Option<&Value>, reason: Option<&str>) -> String {
     let mut text = if title.is_empty() || title == name {
-        let arguments = ask.exec.arguments.as_deref().map(js_stringify);
+        let arguments = arguments.map(js_stringify);
         let mut arguments = arguments.unwrap_or_else(|| "{}".to_owned());
         if arguments.len() > QUESTION_ARGUMENTS {
             let end = arguments.floor_char_boundary(QUESTION_ARGUMENTS);
@@ -203,10 +212,44 @@ fn question(ask: &Ask<'_>) -> String {
     } else {
         format!("Allow the tool \"{name}\" to run ({title})?")
     };
-    if let Some(reason) = ask.reason.filter(|r| !r.is_empty()) {
+    if let Some(reason) = reason.filter(|r| !r.is_empty()) {
         text.push_str(&format!(" It asks because {reason}."));
     }
     text
+}
+
+/// The approval a suspended call awaits, as the question of its input-required result (one
+/// line per call it awaits; one decision answers them all), under the approval's key.
+pub(crate) fn suspended_question(calls: &[SuspendedCall]) -> (&'static str, InputRequest) {
+    let lines: Vec<String> = calls
+        .iter()
+        .map(|call| {
+            question_of(
+                &call.tool,
+                &call.title,
+                Some(&call.arguments),
+                call.reason.as_deref(),
+            )
+        })
+        .collect();
+    let request = InputRequest {
+        kind: InputKind::Elicitation,
+        params: elicitation(&lines.join("\n")),
+    };
+    (INPUT_KEY, request)
+}
+
+/// Whether the retry of a suspended call approves: the answer its state asked for, accepted
+/// with `approve: true` (no answer refuses).
+pub(crate) fn approves(round: &CallRound) -> Result<bool, AnswerError> {
+    match round.verified(INPUT_KEY).0 {
+        Some(answer) => {
+            let result: ElicitResult =
+                serde_json::from_value(answer).map_err(|e| AnswerError(e.to_string()))?;
+            Ok(outcome_of(&result) == ApprovalOutcome::AllowedOnce)
+        }
+        None => Ok(false),
+    }
 }
 
 /// The elicitation's parameters: the question and one boolean, `approve`.

@@ -38,6 +38,8 @@ pub(crate) struct RegistryHandler {
     pub(crate) approvals: Option<Arc<ClientApprovals>>,
     /// The rounds of the calls that ask the client (the approval among them).
     pub(crate) rounds: Arc<Rounds>,
+    /// The tools whose calls suspend at an approval (Code Mode's durable `run_code`).
+    pub(crate) suspendable: Option<Arc<dyn crate::extension::SuspendableCalls>>,
 }
 
 impl RegistryHandler {
@@ -136,21 +138,25 @@ impl ServerHandler for RegistryHandler {
             .rounds
             .begin(&request, &context)
             .map_err(|e| invalid(&e))?;
+        let arguments = request
+            .arguments
+            .clone()
+            .map(Value::Object)
+            .unwrap_or_else(|| Value::Object(Default::default()));
+        let mut input =
+            ToolExecutionInput::new(call_id.clone(), request.name.to_string(), arguments);
+        input.agent = Some(self.agent);
+        // `notifications/cancelled` for this request cancels `context.ct`.
+        input.cancel = context.ct.child_token();
+        if let Some(runs) = self.suspends(&request.name, &round, &context) {
+            return self.call_suspendable(runs, &round, &request, input).await;
+        }
         let _pending = self
             .approvals
             .as_ref()
             .map(|approvals| approvals.prepare(&call_id, &round, &context))
             .transpose()
             .map_err(|e| invalid(&e))?;
-        let arguments = request
-            .arguments
-            .clone()
-            .map(Value::Object)
-            .unwrap_or_else(|| Value::Object(Default::default()));
-        let mut input = ToolExecutionInput::new(call_id, request.name.to_string(), arguments);
-        input.agent = Some(self.agent);
-        // `notifications/cancelled` for this request cancels `context.ct`.
-        input.cancel = context.ct.child_token();
         // The tool's questions go to this client.
         input.caller = Some(InputChannel(Arc::clone(&round) as _));
         // A client that sent a `progressToken` gets the call's progress.

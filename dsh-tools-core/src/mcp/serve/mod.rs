@@ -12,6 +12,7 @@ mod requests;
 mod rounds;
 mod sessions;
 mod stdio;
+mod suspended;
 mod wire;
 
 use std::net::SocketAddr;
@@ -76,6 +77,7 @@ pub struct McpServer {
     auth: Option<McpAuth>,
     client_approval: bool,
     state_ttl: std::time::Duration,
+    suspendable: Option<Arc<dyn crate::extension::SuspendableCalls>>,
 }
 
 impl McpServer {
@@ -90,6 +92,7 @@ impl McpServer {
             auth: None,
             client_approval: true,
             state_ttl: rounds::STATE_TTL,
+            suspendable: None,
         }
     }
 
@@ -150,6 +153,16 @@ impl McpServer {
         self
     }
 
+    /// Serves the calls of `calls`' tools durably (Code Mode's `DurableRunCode` for
+    /// `run_code`): for a 2026-07-28 client that can elicit, a call that reaches an approval
+    /// suspends and answers an input-required result whose sealed `requestState` carries its
+    /// continuation; the retry with the user's answer resumes it, every tool call running once
+    /// (`docs/CONTRACTS.md`, "Approval over MCP").
+    pub fn with_suspendable(mut self, calls: Arc<dyn crate::extension::SuspendableCalls>) -> Self {
+        self.suspendable = Some(calls);
+        self
+    }
+
     fn handler(&self) -> RegistryHandler {
         let (view, agent) = match &self.scope {
             Some(scope) => (Some(scope.id()), scope.id()),
@@ -165,6 +178,7 @@ impl McpServer {
                 .client_approval
                 .then(|| ClientApprovals::install(&self.registry, agent)),
             rounds: Rounds::new(agent, self.state_ttl),
+            suspendable: self.suspendable.clone(),
         }
     }
 
