@@ -385,3 +385,95 @@ async fn a_2026_client_that_says_no_stops_the_programs_call() {
         assert!(!dir.path().join("log.txt").exists(), "{language}");
     }
 }
+
+/// The retry of a suspended run by hand: `state` answered with approve.
+fn retry(program: &str, state: &str) -> CallToolRequestParams {
+    let mut params = run_code(program);
+    params.request_state = Some(state.to_owned());
+    let answer = json!({"action": "accept", "content": {"approve": true}});
+    params.input_responses = Some([("approval".to_owned(), answer)].into());
+    params
+}
+
+/// The sealed state of a run's first input-required result.
+async fn first_state(client: &RunningService<RoleClient, User>, program: &str) -> String {
+    match client.call_tool_once(run_code(program)).await.unwrap() {
+        rmcp::model::CallToolResponse::InputRequired(asked) => {
+            asked.request_state.expect("a request state")
+        }
+        other => panic!("an input-required result, not {other:?}"),
+    }
+}
+
+/// The message of a protocol error (-32602), or a panic.
+fn refused(outcome: Result<rmcp::model::CallToolResponse, rmcp::service::ServiceError>) -> String {
+    match outcome {
+        Err(rmcp::service::ServiceError::McpError(error)) => {
+            assert_eq!(error.code.0, -32602, "{error:?}");
+            error.message.to_string()
+        }
+        other => panic!("a protocol error, not {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn a_suspended_runs_state_is_refused_when_tampered_or_reused() {
+    for (language, program) in APPENDS {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("log.txt");
+        let (client, _user, _child) = code_server(dir.path(), language, &[], true).await;
+        let state = first_state(&client, program).await;
+        assert!(!log.exists(), "{language}: nothing ran yet");
+        // Tampered: refused, nothing runs.
+        let mut altered = state.clone().into_bytes();
+        let middle = altered.len() / 2;
+        altered[middle] = if altered[middle] == b'A' { b'B' } else { b'A' };
+        let altered = String::from_utf8(altered).unwrap();
+        let message = refused(client.call_tool_once(retry(program, &altered)).await);
+        assert!(
+            message.starts_with("requestState does not verify for this call: "),
+            "{language}: {message}"
+        );
+        assert!(!log.exists(), "{language}");
+        // Answered: the first command runs, the run asks again.
+        let second = client.call_tool_once(retry(program, &state)).await.unwrap();
+        assert!(
+            matches!(second, rmcp::model::CallToolResponse::InputRequired(_)),
+            "{language}: {second:?}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&log).unwrap(),
+            "one\n",
+            "{language}"
+        );
+        // Reused: refused, nothing runs again.
+        let message = refused(client.call_tool_once(retry(program, &state)).await);
+        assert_eq!(
+            message, "requestState was already used: ask again by calling without it",
+            "{language}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&log).unwrap(),
+            "one\n",
+            "{language}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_suspended_runs_expired_state_is_refused() {
+    let (language, program) = APPENDS[0];
+    let dir = tempfile::tempdir().unwrap();
+    let (client, _user, _child) =
+        code_server(dir.path(), language, &["--state-ttl", "1"], true).await;
+    let state = first_state(&client, program).await;
+    // The user answers after the one-second TTL (this waits for the wall clock, not for
+    // another task).
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    let message = refused(client.call_tool_once(retry(program, &state)).await);
+    assert_eq!(
+        message,
+        "requestState does not verify for this call: request state has expired"
+    );
+    assert!(!dir.path().join("log.txt").exists(), "nothing ran");
+}
