@@ -1,7 +1,8 @@
 //! `--mode native|code|both` and `--language typescript|python` of `mcp serve`: how the served
 //! tools are presented to the MCP client. `code` lists one `run_code` tool (plus `tool_search`
 //! when tools are deferred) whose description carries the SDK of every served and imported
-//! tool; `both` lists the tools and `run_code`. Programs' calls go through the same pipeline
+//! tool; `both` lists the tools and `run_code`. `--defer-beyond N` defers all but the first N
+//! tools behind `tool_search`. Programs' calls go through the same pipeline
 //! (approvals, guards) as direct calls, and to the imported servers; a program that reaches
 //! an approval suspends, and a 2026-07-28 client's retry with the answer resumes it.
 
@@ -40,6 +41,10 @@ pub struct PresentationFlags {
     /// The language of `run_code` programs (with `--mode code` or `both`; default TypeScript).
     #[arg(long, value_enum, value_name = "LANGUAGE")]
     pub language: Option<Language>,
+    /// Show the first N tools up front and defer the rest behind `tool_search` (programs find
+    /// them with `tools.$search`), for large tool sets.
+    #[arg(long, value_name = "N")]
+    pub defer_beyond: Option<usize>,
 }
 
 impl PresentationFlags {
@@ -60,6 +65,7 @@ impl PresentationFlags {
         &self,
         registry: &dsh_tools_runtime::ToolRegistry,
     ) -> Result<Option<Arc<dyn SuspendableCalls>>, CliError> {
+        registry.defer_beyond(self.defer_beyond);
         if self.mode == ServeMode::Native {
             return match self.language {
                 Some(_) => Err(CliError::new(

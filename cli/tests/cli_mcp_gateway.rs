@@ -172,6 +172,40 @@ async fn both_lists_the_tools_and_run_code() {
     server.stop();
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_large_set_is_listed_as_tool_search_and_run_code() {
+    let (_dir, root) = notes();
+    let Some(imports) = imports(&root) else {
+        return;
+    };
+    let mut flags: Vec<&str> = vec!["--mode", "code", "--defer-beyond", "3"];
+    flags.extend(imports.iter().map(String::as_str));
+    let server = http::Server::start(&root, &flags, None);
+    let client = connect(&server.url).await;
+    let tools = client.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| &*t.name).collect();
+    assert_eq!(names, ["tool_search", "run_code"]);
+    // A program finds a deferred tool of a server and calls it.
+    let program = "const [hit] = await tools.$search(\"echo back the input string\");\n\
+                   const echoed = await tools[hit.name]({ message: \"found\" });\n\
+                   return [hit.name, (echoed.content[0] as { text: string }).text];";
+    let call = CallToolRequestParams::new("run_code").with_arguments(
+        json!({"code": program, "description": "Find and echo"})
+            .as_object()
+            .cloned()
+            .unwrap(),
+    );
+    let result = client.call_tool(call).await.unwrap();
+    let value = result.structured_content.clone().unwrap_or(Value::Null);
+    assert_eq!(
+        value["result"],
+        json!(["mcp__s1__echo", "Echo: found"]),
+        "{value}"
+    );
+    drop(client);
+    server.stop();
+}
+
 #[test]
 fn language_without_a_code_mode_is_refused() {
     let dir = tempfile::tempdir().unwrap();
