@@ -7,6 +7,7 @@
 //! Without the npm packages the tests fail under `CI` and are skipped otherwise.
 
 #[path = "support/http.rs"]
+#[allow(dead_code, reason = "the load tests' helpers; these tests start the server only")]
 mod http;
 mod support;
 
