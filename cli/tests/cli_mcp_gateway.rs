@@ -7,7 +7,10 @@
 //! Without the npm packages the tests fail under `CI` and are skipped otherwise.
 
 #[path = "support/http.rs"]
-#[allow(dead_code, reason = "the load tests' helpers; these tests start the server only")]
+#[allow(
+    dead_code,
+    reason = "the load tests' helpers; these tests start the server only"
+)]
 mod http;
 mod support;
 
@@ -69,10 +72,7 @@ fn notes() -> (tempfile::TempDir, PathBuf) {
 /// rmcp's client of the server at `url`, at 2026-07-28.
 async fn connect(url: &str) -> RunningService<RoleClient, ()> {
     let transport = StreamableHttpClientTransport::from_uri(url.to_owned());
-    let lifecycle = ClientLifecycleMode::Discover {
-        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-    };
-    ().serve_with_lifecycle(transport, lifecycle).await.unwrap()
+    ().serve_with_lifecycle(transport, current()).await.unwrap()
 }
 
 fn text(result: &CallToolResult) -> String {
@@ -80,6 +80,60 @@ fn text(result: &CallToolResult) -> String {
         .as_str()
         .unwrap_or_default()
         .to_owned()
+}
+
+/// A gateway over both servers, serving `root`, and its client.
+struct Gateway {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+    server: http::Server,
+    client: RunningService<RoleClient, ()>,
+    /// What the client lists.
+    tools: Vec<rmcp::model::Tool>,
+}
+
+impl Gateway {
+    /// `mcp serve --http 127.0.0.1:0 <flags> --mcp everything --mcp filesystem`, or `None`
+    /// when the servers are missing outside CI.
+    async fn start(flags: &[&str]) -> Option<Self> {
+        let (dir, root) = notes();
+        let imports = imports(&root)?;
+        let mut all = flags.to_vec();
+        all.extend(imports.iter().map(String::as_str));
+        let server = http::Server::start(&root, &all, None);
+        let client = connect(&server.url).await;
+        let tools = client.list_all_tools().await.unwrap();
+        Some(Self {
+            _dir: dir,
+            root,
+            server,
+            client,
+            tools,
+        })
+    }
+
+    fn names(&self) -> Vec<&str> {
+        self.tools.iter().map(|t| &*t.name).collect()
+    }
+
+    fn stop(self) {
+        drop(self.client);
+        self.server.stop();
+    }
+}
+
+/// A `tools/call` of `name` with `arguments`.
+fn call(name: &str, arguments: Value) -> CallToolRequestParams {
+    CallToolRequestParams::new(name.to_owned())
+        .with_arguments(arguments.as_object().cloned().unwrap())
+}
+
+/// A `run_code` call of `program`.
+fn run_code(program: &str) -> CallToolRequestParams {
+    call(
+        "run_code",
+        json!({"code": program, "description": "Run a program"}),
+    )
 }
 
 /// The program: one tool of each server, both results returned.
@@ -92,21 +146,13 @@ return { echoed: text(echoed), read: text(read) };
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_runs_one_program_over_two_imported_servers() {
-    let (_dir, root) = notes();
-    let Some(imports) = imports(&root) else {
+    let Some(gateway) = Gateway::start(&["--mode", "code"]).await else {
         return;
     };
-    let mut flags: Vec<&str> = vec!["--mode", "code"];
-    flags.extend(imports.iter().map(String::as_str));
-    let server = http::Server::start(&root, &flags, None);
-    let client = connect(&server.url).await;
-
-    let tools = client.list_all_tools().await.unwrap();
-    let names: Vec<&str> = tools.iter().map(|t| &*t.name).collect();
-    assert_eq!(names, ["run_code"]);
+    assert_eq!(gateway.names(), ["run_code"]);
     // The description: the tool's own, the code-only rule, then the SDK of every tool (the
     // example tools' and both servers').
-    let description = tools[0].description.as_deref().unwrap_or_default();
+    let description = gateway.tools[0].description.as_deref().unwrap_or_default();
     let opening =
         format!("{RUN_CODE_DESCRIPTION}\n\n{CODE_ONLY_TEXT}\n\n## Writing code for run_code\n\n");
     assert!(description.starts_with(&opening), "{description}");
@@ -121,14 +167,8 @@ async fn a_client_runs_one_program_over_two_imported_servers() {
         );
     }
 
-    let code = format!("const ROOT = {};\n{PROGRAM}", json!(root));
-    let call = CallToolRequestParams::new("run_code").with_arguments(
-        json!({"code": code, "description": "Echo and read"})
-            .as_object()
-            .cloned()
-            .unwrap(),
-    );
-    let result = client.call_tool(call).await.unwrap();
+    let code = format!("const ROOT = {};\n{PROGRAM}", json!(gateway.root));
+    let result = gateway.client.call_tool(run_code(&code)).await.unwrap();
     assert_eq!(result.is_error, Some(false), "{}", text(&result));
     let value = result.structured_content.clone().unwrap_or(Value::Null);
     assert_eq!(
@@ -137,74 +177,50 @@ async fn a_client_runs_one_program_over_two_imported_servers() {
         "{value}"
     );
     // A tool the gateway does not list is the protocol's unknown tool.
-    let direct = CallToolRequestParams::new("mcp__s1__echo")
-        .with_arguments(json!({"message": "x"}).as_object().cloned().unwrap());
-    let refused = client.call_tool(direct).await.unwrap_err();
+    let direct = call("mcp__s1__echo", json!({"message": "x"}));
+    let refused = gateway.client.call_tool(direct).await.unwrap_err();
     assert!(
         refused.to_string().contains("unknown tool: mcp__s1__echo"),
         "{refused}"
     );
-    drop(client);
-    server.stop();
+    gateway.stop();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn both_lists_the_tools_and_run_code() {
-    let (_dir, root) = notes();
-    let Some(imports) = imports(&root) else {
+    let Some(gateway) = Gateway::start(&["--mode", "both"]).await else {
         return;
     };
-    let mut flags: Vec<&str> = vec!["--mode", "both"];
-    flags.extend(imports.iter().map(String::as_str));
-    let server = http::Server::start(&root, &flags, None);
-    let client = connect(&server.url).await;
-    let tools = client.list_all_tools().await.unwrap();
-    let names: Vec<&str> = tools.iter().map(|t| &*t.name).collect();
+    let names = gateway.names();
     assert_eq!(names.last(), Some(&"run_code"), "{names:?}");
     for name in ["read_file", "mcp__s1__echo", "mcp__s2__read_text_file"] {
         assert!(names.contains(&name), "{name} in {names:?}");
     }
     // Both: a listed tool is called directly too.
-    let direct = CallToolRequestParams::new("mcp__s1__echo")
-        .with_arguments(json!({"message": "x"}).as_object().cloned().unwrap());
-    let result = client.call_tool(direct).await.unwrap();
+    let direct = call("mcp__s1__echo", json!({"message": "x"}));
+    let result = gateway.client.call_tool(direct).await.unwrap();
     assert_eq!(text(&result), "Echo: x");
-    drop(client);
-    server.stop();
+    gateway.stop();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_large_set_is_listed_as_tool_search_and_run_code() {
-    let (_dir, root) = notes();
-    let Some(imports) = imports(&root) else {
+    let Some(gateway) = Gateway::start(&["--mode", "code", "--defer-beyond", "3"]).await else {
         return;
     };
-    let mut flags: Vec<&str> = vec!["--mode", "code", "--defer-beyond", "3"];
-    flags.extend(imports.iter().map(String::as_str));
-    let server = http::Server::start(&root, &flags, None);
-    let client = connect(&server.url).await;
-    let tools = client.list_all_tools().await.unwrap();
-    let names: Vec<&str> = tools.iter().map(|t| &*t.name).collect();
-    assert_eq!(names, ["tool_search", "run_code"]);
+    assert_eq!(gateway.names(), ["tool_search", "run_code"]);
     // A program finds a deferred tool of a server and calls it.
     let program = "const [hit] = await tools.$search(\"echo back the input string\");\n\
                    const echoed = await tools[hit.name]({ message: \"found\" });\n\
                    return [hit.name, (echoed.content[0] as { text: string }).text];";
-    let call = CallToolRequestParams::new("run_code").with_arguments(
-        json!({"code": program, "description": "Find and echo"})
-            .as_object()
-            .cloned()
-            .unwrap(),
-    );
-    let result = client.call_tool(call).await.unwrap();
+    let result = gateway.client.call_tool(run_code(program)).await.unwrap();
     let value = result.structured_content.clone().unwrap_or(Value::Null);
     assert_eq!(
         value["result"],
         json!(["mcp__s1__echo", "Echo: found"]),
         "{value}"
     );
-    drop(client);
-    server.stop();
+    gateway.stop();
 }
 
 #[test]
@@ -259,31 +275,9 @@ async fn program_writes(
     approve: bool,
 ) -> (Vec<String>, String, bool) {
     let dir = tempfile::tempdir().unwrap();
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_dsh-tools"))
-        .args(["mcp", "serve", "--mode", "code", "--language", language])
-        .current_dir(dir.path())
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let transport = (child.stdout.take().unwrap(), child.stdin.take().unwrap());
-    let user = User {
-        approve,
-        asked: std::sync::Arc::default(),
-    };
-    let client = user
-        .clone()
-        .serve_with_lifecycle(transport, ClientLifecycleMode::Initialize)
-        .await
-        .unwrap();
-    let call = CallToolRequestParams::new("run_code").with_arguments(
-        json!({"code": program, "description": "Write a file"})
-            .as_object()
-            .cloned()
-            .unwrap(),
-    );
-    let result = client.call_tool(call).await.unwrap();
+    let lifecycle = ClientLifecycleMode::Initialize;
+    let (client, user, _child) = code_server(dir.path(), language, &[], approve, lifecycle).await;
+    let result = client.call_tool(run_code(program)).await.unwrap();
     drop(client);
     let written = dir.path().join("out.txt").exists();
     let asked = user.asked.lock().unwrap().clone();
@@ -322,12 +316,14 @@ async fn an_older_client_approves_a_programs_call_while_the_run_waits() {
 }
 
 /// `dsh-tools mcp serve --mode code --language <language> [extra]` over stdio, and rmcp's
-/// client of it at 2026-07-28 whose user answers `approve` (kept alive with the child).
+/// client of it (`lifecycle`: 2026-07-28 or `initialize`) whose user answers `approve` (kept
+/// alive with the child).
 async fn code_server(
     dir: &Path,
     language: &str,
     extra: &[&str],
     approve: bool,
+    lifecycle: ClientLifecycleMode,
 ) -> (
     RunningService<RoleClient, User>,
     User,
@@ -347,15 +343,19 @@ async fn code_server(
         approve,
         asked: std::sync::Arc::default(),
     };
-    let lifecycle = ClientLifecycleMode::Discover {
-        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-    };
     let client = user
         .clone()
         .serve_with_lifecycle(transport, lifecycle)
         .await
         .unwrap();
     (client, user, child)
+}
+
+/// The 2026-07-28 lifecycle (`server/discover`, stateless requests).
+fn current() -> ClientLifecycleMode {
+    ClientLifecycleMode::Discover {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+    }
 }
 
 /// Two shell commands that append to `log.txt` (each asks), in each language.
@@ -374,15 +374,6 @@ const APPENDS: [(&str, &str); 2] = [
     ),
 ];
 
-fn run_code(program: &str) -> CallToolRequestParams {
-    CallToolRequestParams::new("run_code").with_arguments(
-        json!({"code": program, "description": "Append two lines"})
-            .as_object()
-            .cloned()
-            .unwrap(),
-    )
-}
-
 const ASKED: [&str; 2] = [
     "Allow the tool \"bash\" to run (echo one >> log.txt)? It asks because it can change files or run commands.",
     "Allow the tool \"bash\" to run (echo two >> log.txt)? It asks because it can change files or run commands.",
@@ -392,7 +383,7 @@ const ASKED: [&str; 2] = [
 async fn a_2026_client_approves_a_programs_calls_by_input_required_results() {
     for (language, program) in APPENDS {
         let dir = tempfile::tempdir().unwrap();
-        let (client, user, _child) = code_server(dir.path(), language, &[], true).await;
+        let (client, user, _child) = code_server(dir.path(), language, &[], true, current()).await;
         let result = client.call_tool(run_code(program)).await.unwrap();
         assert_eq!(text(&result), "appended", "{language}");
         // Two approvals, two rounds; each command ran exactly once.
@@ -406,7 +397,7 @@ async fn a_2026_client_approves_a_programs_calls_by_input_required_results() {
 async fn a_2026_client_that_says_no_stops_the_programs_call() {
     for (language, program) in APPENDS {
         let dir = tempfile::tempdir().unwrap();
-        let (client, user, _child) = code_server(dir.path(), language, &[], false).await;
+        let (client, user, _child) = code_server(dir.path(), language, &[], false, current()).await;
         let result = client.call_tool(run_code(program)).await.unwrap();
         assert_eq!(result.is_error, Some(true), "{language}");
         assert_eq!(user.asked.lock().unwrap().len(), 1, "{language}");
@@ -456,7 +447,7 @@ async fn a_suspended_runs_state_is_refused_when_tampered_or_reused() {
     for (language, program) in APPENDS {
         let dir = tempfile::tempdir().unwrap();
         let log = dir.path().join("log.txt");
-        let (client, _user, _child) = code_server(dir.path(), language, &[], true).await;
+        let (client, _user, _child) = code_server(dir.path(), language, &[], true, current()).await;
         let state = first_state(&client, program).await;
         assert!(!log.exists(), "{language}: nothing ran yet");
         // Tampered: refused, nothing runs.
@@ -500,7 +491,7 @@ async fn a_suspended_runs_expired_state_is_refused() {
     let (language, program) = APPENDS[0];
     let dir = tempfile::tempdir().unwrap();
     let (client, _user, _child) =
-        code_server(dir.path(), language, &["--state-ttl", "1"], true).await;
+        code_server(dir.path(), language, &["--state-ttl", "1"], true, current()).await;
     let state = first_state(&client, program).await;
     // The user answers after the one-second TTL (this waits for the wall clock, not for
     // another task).
