@@ -19,10 +19,6 @@ use super::rounds::{Rounds, required};
 use super::wire::{declares_object_output, mcp_result, mcp_tool};
 use crate::registry::ToolRegistry;
 
-/// The tool a code or both presentation adds (Code Mode's reserved `run_code`): its listing
-/// carries the prompt's sections.
-const CODE_TRANSPORT: &str = "run_code";
-
 /// One served view of a registry. Cheap to clone (one session each).
 #[derive(Debug, Clone)]
 pub(crate) struct RegistryHandler {
@@ -54,7 +50,8 @@ impl RegistryHandler {
 impl RegistryHandler {
     /// What `tools/list` lists (`docs/CONTRACTS.md`, "MCP", "Presentation over MCP"): in a
     /// native view its visible tools a model calls; in a code or both view the wire tools of
-    /// its prompt ([`ToolRegistry::prompt`]), `run_code` described with the prompt's sections
+    /// its prompt ([`ToolRegistry::prompt`]), the tool the presentation adds (Code Mode's
+    /// transport: no stored tool and not `tool_search`) described with the prompt's sections
     /// (the SDK of every tool a program can call, and how to search the deferred ones).
     fn listed(&self) -> Result<Vec<rmcp::model::Tool>, crate::PromptError> {
         if self.registry.effective_mode(self.view) == crate::PresentationMode::Native {
@@ -71,13 +68,16 @@ impl RegistryHandler {
         surface.sections.sort_by_key(|section| section.order);
         let guide: Vec<&str> = surface.sections.iter().map(|s| s.text.as_str()).collect();
         let guide = guide.join("\n\n");
+        let stored = self.registry.known_names(self.view);
+        let added =
+            |name: &str| name != crate::TOOL_SEARCH_NAME && !stored.iter().any(|n| n == name);
         Ok(surface
             .tools
             .iter()
             .filter_map(|wire| self.registry.get(&wire.name, self.view))
             .map(|def| {
                 let mut tool = mcp_tool(&def);
-                if def.name() == CODE_TRANSPORT {
+                if added(def.name()) {
                     tool.description = Some(format!("{}\n\n{guide}", def.description()).into());
                 }
                 tool
