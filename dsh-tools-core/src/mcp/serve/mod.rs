@@ -43,6 +43,13 @@ use crate::registry::{Scope, ToolRegistry};
 /// tools' annotations. Each call gets a fresh call id (`mcp-<n>`); `notifications/cancelled`
 /// cancels the execution.
 ///
+/// The listing follows the served view's presentation mode ([`RegistryConfig::mode`],
+/// [`Scope::present_as`]): natively its tools; in code or both mode (an extension such as Code
+/// Mode installed) the wire tools of its prompt, the tool the presentation adds described with
+/// the prompt's sections — the Code Mode gateway (`docs/CONTRACTS.md`, "MCP").
+///
+/// [`RegistryConfig::mode`]: crate::RegistryConfig::mode
+///
 /// Calls run as an agent: the served scope, or (serving the global view) a scope of the
 /// server's own, so that an `ask` policy can route to the registry's approval service.
 ///
