@@ -69,10 +69,13 @@ fn notes() -> (tempfile::TempDir, PathBuf) {
     (dir, root)
 }
 
-/// rmcp's client of the server at `url`, at 2026-07-28.
-async fn connect(url: &str) -> RunningService<RoleClient, ()> {
+/// rmcp's client (`handler`) of the server at `url`, at 2026-07-28.
+async fn connect<C: rmcp::ClientHandler>(url: &str, handler: C) -> RunningService<RoleClient, C> {
     let transport = StreamableHttpClientTransport::from_uri(url.to_owned());
-    ().serve_with_lifecycle(transport, current()).await.unwrap()
+    handler
+        .serve_with_lifecycle(transport, current())
+        .await
+        .unwrap()
 }
 
 fn text(result: &CallToolResult) -> String {
@@ -83,11 +86,11 @@ fn text(result: &CallToolResult) -> String {
 }
 
 /// A gateway over both servers, serving `root`, and its client.
-struct Gateway {
+struct Gateway<C: rmcp::ClientHandler = ()> {
     _dir: tempfile::TempDir,
     root: PathBuf,
     server: http::Server,
-    client: RunningService<RoleClient, ()>,
+    client: RunningService<RoleClient, C>,
     /// What the client lists.
     tools: Vec<rmcp::model::Tool>,
 }
@@ -96,12 +99,19 @@ impl Gateway {
     /// `mcp serve --http 127.0.0.1:0 <flags> --mcp everything --mcp filesystem`, or `None`
     /// when the servers are missing outside CI.
     async fn start(flags: &[&str]) -> Option<Self> {
+        Self::start_with(flags, ()).await
+    }
+}
+
+impl<C: rmcp::ClientHandler> Gateway<C> {
+    /// [`Gateway::start`] with the client's `handler`.
+    async fn start_with(flags: &[&str], handler: C) -> Option<Self> {
         let (dir, root) = notes();
         let imports = imports(&root)?;
         let mut all = flags.to_vec();
         all.extend(imports.iter().map(String::as_str));
         let server = http::Server::start(&root, &all, None);
-        let client = connect(&server.url).await;
+        let client = connect(&server.url, handler).await;
         let tools = client.list_all_tools().await.unwrap();
         Some(Self {
             _dir: dir,
@@ -220,6 +230,28 @@ async fn a_large_set_is_listed_as_tool_search_and_run_code() {
         json!(["mcp__s1__echo", "Echo: found"]),
         "{value}"
     );
+    gateway.stop();
+}
+
+/// Over streamable HTTP: a program calls a server's tool and a command that asks; the user
+/// approves through the input-required result and the run resumes: the command ran once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_http_a_programs_approval_is_an_input_required_result() {
+    let user = User {
+        approve: true,
+        asked: std::sync::Arc::default(),
+    };
+    let Some(gateway) = Gateway::start_with(&["--mode", "code"], user.clone()).await else {
+        return;
+    };
+    let program = "const echoed = await tools.mcp__s1__echo({ message: \"before\" });\n\
+                   await tools.bash({ command: \"echo one >> log.txt\", description: \"Append\" });\n\
+                   return (echoed.content[0] as { text: string }).text;";
+    let result = gateway.client.call_tool(run_code(program)).await.unwrap();
+    assert_eq!(text(&result), "Echo: before");
+    assert_eq!(*user.asked.lock().unwrap(), [ASKED[0]]);
+    let log = std::fs::read_to_string(gateway.root.join("log.txt")).unwrap();
+    assert_eq!(log, "one\n");
     gateway.stop();
 }
 
