@@ -148,17 +148,6 @@ impl ServerHandler for RegistryHandler {
         input.agent = Some(self.agent);
         // `notifications/cancelled` for this request cancels `context.ct`.
         input.cancel = context.ct.child_token();
-        if let Some(runs) = self.suspends(&request.name, &round, &context) {
-            return self.call_suspendable(runs, &round, &request, input).await;
-        }
-        let _pending = self
-            .approvals
-            .as_ref()
-            .map(|approvals| approvals.prepare(&call_id, &round, &context))
-            .transpose()
-            .map_err(|e| invalid(&e))?;
-        // The tool's questions go to this client.
-        input.caller = Some(InputChannel(Arc::clone(&round) as _));
         // A client that sent a `progressToken` gets the call's progress.
         // (rmcp moves the request's `_meta` to the context.)
         let token = crate::mcp::progress::token_of(&context.meta).or_else(|| {
@@ -169,6 +158,21 @@ impl ServerHandler for RegistryHandler {
         });
         let progress = token.map(|token| ClientProgress::new(context.peer.clone(), token));
         input.progress = progress.as_ref().map(ClientProgress::observer);
+        if let Some(runs) = self.suspends(&request.name, &round, &context) {
+            let response = self.call_suspendable(runs, &round, &request, input).await;
+            if let Some(progress) = progress {
+                progress.flush().await;
+            }
+            return response;
+        }
+        let _pending = self
+            .approvals
+            .as_ref()
+            .map(|approvals| approvals.prepare(&call_id, &round, &context))
+            .transpose()
+            .map_err(|e| invalid(&e))?;
+        // The tool's questions go to this client.
+        input.caller = Some(InputChannel(Arc::clone(&round) as _));
         let structured = self
             .registry
             .get(&input.name, Some(self.agent))
