@@ -12,7 +12,7 @@
 //! dsh-tools run [PROGRAM|-] [--language L] [--json] [--yes] [--suspend]  # run a Code Mode program (QuickJS or Monty)
 //! dsh-tools resume [CONTINUATION|-] --approve|--deny [--json] [--suspend]  # continue a suspended run
 //! dsh-tools repl [--language L] [--yes]            # programs ending at a `.` line, one by one
-//! dsh-tools mcp serve [--http ADDR] [--yes]        # the example tools as an MCP server
+//! dsh-tools mcp serve [--http ADDR] [--yes] [--mode native|code|both] [--language L]  # the example tools as an MCP server
 //! dsh-tools turn --provider P [RESPONSE|-] [--yes] # run a provider response's tool calls, print the reply
 //! ```
 //!
