@@ -60,20 +60,23 @@ impl PresentationFlags {
     /// Installs Code Mode in the flags' language on `registry` when the mode presents
     /// `run_code`, and returns its durable `run_code` (a program that reaches an approval
     /// suspends; its continuations are sealed with a key of this process); refuses
-    /// `--language` with `--mode native` (it would mean nothing).
+    /// `--language` and `--defer-beyond` with `--mode native` (they would mean nothing).
     pub(super) fn install(
         &self,
         registry: &dsh_tools_runtime::ToolRegistry,
     ) -> Result<Option<Arc<dyn SuspendableCalls>>, CliError> {
-        registry.defer_beyond(self.defer_beyond);
         if self.mode == ServeMode::Native {
-            return match self.language {
-                Some(_) => Err(CliError::new(
+            return match (self.language, self.defer_beyond) {
+                (Some(_), _) => Err(CliError::new(
                     "--language: programs run only with --mode code or --mode both",
                 )),
-                None => Ok(None),
+                (None, Some(_)) => Err(CliError::new(
+                    "--defer-beyond: tools are deferred only with --mode code or --mode both",
+                )),
+                (None, None) => Ok(None),
             };
         }
+        registry.defer_beyond(self.defer_beyond);
         let language = self.language.unwrap_or(Language::Typescript);
         CodeMode::new(language.runtime()?)
             .install(registry)

@@ -256,7 +256,7 @@ async fn over_http_a_programs_approval_is_an_input_required_result() {
 }
 
 #[test]
-fn language_without_a_code_mode_is_refused() {
+fn code_mode_flags_without_a_code_mode_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let (code, _, stderr) =
         support::dsh_tools(dir.path(), &["mcp", "serve", "--language", "python"], "");
@@ -264,6 +264,13 @@ fn language_without_a_code_mode_is_refused() {
     assert_eq!(
         stderr,
         "dsh-tools: --language: programs run only with --mode code or --mode both\n"
+    );
+    let (code, _, stderr) =
+        support::dsh_tools(dir.path(), &["mcp", "serve", "--defer-beyond", "3"], "");
+    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(
+        stderr,
+        "dsh-tools: --defer-beyond: tools are deferred only with --mode code or --mode both\n"
     );
 }
 
