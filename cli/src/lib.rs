@@ -12,7 +12,7 @@
 //! dsh-tools run [PROGRAM|-] [--language L] [--json] [--yes] [--suspend]  # run a Code Mode program (QuickJS or Monty)
 //! dsh-tools resume [CONTINUATION|-] --approve|--deny [--json] [--suspend]  # continue a suspended run
 //! dsh-tools repl [--language L] [--yes]            # programs ending at a `.` line, one by one
-//! dsh-tools mcp serve [--http ADDR] [--yes]        # the example tools as an MCP server
+//! dsh-tools mcp serve [--http ADDR] [--yes] [--mode native|code|both] [--language L]  # the example tools as an MCP server
 //! dsh-tools turn --provider P [RESPONSE|-] [--yes] # run a provider response's tool calls, print the reply
 //! ```
 //!
@@ -63,6 +63,7 @@ mod mcp_cmd;
 mod mcp_flag;
 mod mcp_login;
 mod mcp_remote;
+mod presentation_flag;
 mod progress;
 mod repl_cmd;
 mod resume_cmd;
@@ -91,6 +92,7 @@ pub use language::{Language, WORKER_ARGUMENT};
 pub use list_cmd::ListArgs;
 pub use mcp_cmd::{McpArgs, McpCommand, McpLoginArgs, McpServeArgs};
 pub use mcp_flag::{McpFlags, split_command};
+pub use presentation_flag::{PresentationFlags, ServeMode};
 pub use repl_cmd::ReplArgs;
 pub use resume_cmd::ResumeArgs;
 pub use run_cmd::RunArgs;

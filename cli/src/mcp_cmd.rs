@@ -10,7 +10,9 @@
 //! otherwise the call is refused, as a server has no terminal to ask at — unless `--yes`
 //! approves every call without asking. `--auth-issuer` makes the
 //! HTTP server require OAuth bearer tokens (`mcp_auth`); a bind other than loopback requires it
-//! (or `--insecure-no-auth`).
+//! (or `--insecure-no-auth`). `--mode code|both` (`presentation_flag`) serves one `run_code`
+//! tool over every tool (the Code Mode gateway); `--state-ttl` bounds how long an approval
+//! asked by an input-required result can be answered.
 
 use std::io::Write as _;
 use std::net::SocketAddr;
@@ -19,10 +21,11 @@ use clap::{Args, Subcommand};
 use dsh_tools_runtime::mcp::McpServer;
 use serde_json::json;
 
-use crate::call_cmd::host_registry;
+use crate::call_cmd::host_registry_in;
 use crate::http_limits_flag::HttpLimitFlags;
 use crate::mcp_auth::AuthFlags;
 use crate::mcp_flag::McpFlags;
+use crate::presentation_flag::PresentationFlags;
 use crate::{CliError, Report};
 
 /// Arguments of `mcp`.
@@ -75,6 +78,13 @@ pub struct McpServeArgs {
     /// Authorization of the HTTP server.
     #[command(flatten)]
     pub auth: AuthFlags,
+    /// How the tools are presented (`--mode`, `--language`).
+    #[command(flatten)]
+    pub presentation: PresentationFlags,
+    /// How many seconds the client's user has to answer an approval asked by an
+    /// input-required result (MCP 2026-07-28) before its retry is refused.
+    #[arg(long, value_name = "SECONDS", default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..))]
+    pub state_ttl: u64,
 }
 
 /// Serves until the client disconnects (stdio) or the process is stopped (HTTP).
@@ -93,15 +103,20 @@ pub(super) fn run(args: McpArgs) -> Result<Report, CliError> {
         Some(addr) => args.auth.authorization(addr)?,
         None => None,
     };
-    let registry = host_registry(args.yes)?;
+    let registry = host_registry_in(args.presentation.mode(), args.yes)?;
+    let suspendable = args.presentation.install(&registry)?;
     runtime.block_on(async {
         let _imports = args.mcp.import(&registry).await?;
         // `--yes` approves without asking anyone, the client's user included.
         let mut server = McpServer::new(&registry)
             .with_http_limits(args.limits.limits())
-            .client_approval(!args.yes);
+            .client_approval(!args.yes)
+            .with_state_ttl(std::time::Duration::from_secs(args.state_ttl));
         if let Some(auth) = auth {
             server = server.with_auth(auth);
+        }
+        if let Some(runs) = suspendable {
+            server = server.with_suspendable(runs);
         }
         match args.http {
             None => server

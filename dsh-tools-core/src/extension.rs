@@ -77,6 +77,9 @@
 //! # });
 //! ```
 
+mod suspend;
+
 pub use crate::error::panic_message;
 pub use crate::pipeline::{CallInput, CallerCancel, LaneEvent, LaneIntake, OnStart, SharedStr};
 pub use crate::registry::{Lane, ReservedName, ScopeExtension, WeakRegistry};
+pub use suspend::{Suspendable, SuspendableCalls, SuspendedCall};

@@ -105,6 +105,7 @@
 //! soon after the `ask` (it keeps computing) cannot be paused: the run fails, naming why.
 
 mod continuation;
+mod served;
 mod spent;
 #[cfg(feature = "store")]
 mod stored;
@@ -119,6 +120,7 @@ use tokio_util::sync::CancellationToken;
 #[cfg(feature = "store")]
 pub use crate::durable_run::link::OUTCOME_UNKNOWN;
 pub use continuation::{CONTINUATION_VERSION, ContinuationError, ContinuationKey, MIN_KEY_BYTES};
+pub use served::DurableRunCode;
 pub use spent::{FileSpentStore, MemorySpentStore, SpentStore};
 #[cfg(feature = "store")]
 pub use stored::{OutcomeUnknownPolicy, UNNAMED_APPROVER, resume_run};

@@ -267,6 +267,50 @@ async fn the_state_opens_once_for_the_same_call_and_nothing_else() {
     assert_eq!(served.deploys.load(Ordering::SeqCst), 1);
 }
 
+/// A state answered after the server's state TTL: refused as a protocol error naming the
+/// expiry, and the call does not run; asking again (no state) works.
+#[tokio::test]
+async fn an_expired_state_is_refused_and_nothing_runs() {
+    let served = served();
+    let ttl = std::time::Duration::from_millis(20);
+    let server = dsh_tools_runtime::mcp::McpServer::new(&served.registry).with_state_ttl(ttl);
+    let client = mcp_support::connect_served(server, User::new(Some(true)), false).await;
+    let CallToolResponse::InputRequired(asked) =
+        client.call_tool_once(deploy("prod")).await.unwrap()
+    else {
+        panic!("an input-required result");
+    };
+    let state = asked.request_state.expect("a request state");
+    // The user takes longer than the TTL to answer (the wall clock must pass it: this waits
+    // for time, not for another task).
+    tokio::time::sleep(ttl * 3).await;
+    let mut retry = deploy("prod");
+    retry.request_state = Some(state);
+    retry.input_responses = Some(
+        [(
+            "approval".to_owned(),
+            json!({"action": "accept", "content": {"approve": true}}),
+        )]
+        .into(),
+    );
+    match client.call_tool_once(retry).await {
+        Err(ServiceError::McpError(error)) => {
+            assert_eq!(error.code.0, -32602, "{error:?}");
+            assert_eq!(
+                error.message,
+                "requestState does not verify for this call: request state has expired"
+            );
+        }
+        other => panic!("a protocol error, not {other:?}"),
+    }
+    assert_eq!(served.deploys.load(Ordering::SeqCst), 0, "nothing ran");
+    assert_eq!(
+        served.host.0.load(Ordering::SeqCst),
+        0,
+        "the host was not asked"
+    );
+}
+
 #[tokio::test]
 async fn an_older_session_is_asked_by_elicitation_create() {
     let served = served();

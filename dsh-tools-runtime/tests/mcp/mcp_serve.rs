@@ -476,3 +476,79 @@ async fn a_code_only_tool_is_neither_listed_nor_callable() {
         "{refused:?}"
     );
 }
+
+/// A code-mode registry serving three tools, deferring all but `loaded_tool`.
+#[cfg(feature = "code-mode")]
+fn deferring_code_registry() -> ToolRegistry {
+    use dsh_tools_runtime::code::CodeMode;
+    use dsh_tools_runtime::code::quickjs::{QuickJsConfig, QuickJsRuntime};
+    let registry = ToolRegistry::with_config(dsh_tools_runtime::RegistryConfig {
+        mode: dsh_tools_runtime::PresentationMode::Code,
+        ..dsh_tools_runtime::RegistryConfig::default()
+    });
+    for name in ["loaded_tool", "later_one", "later_two"] {
+        registry
+            .register(
+                ToolDefinition::builder(name)
+                    .description("Answer ok.")
+                    .execute(|_, _| async { Ok(json!("ok")) })
+                    .build()
+                    .unwrap(),
+            )
+            .unwrap()
+            .keep();
+    }
+    registry.defer_beyond(Some(1));
+    let sandbox = QuickJsRuntime::new(QuickJsConfig::default()).unwrap();
+    CodeMode::new(Arc::new(sandbox)).install(&registry).unwrap();
+    registry
+}
+
+/// Code mode over MCP: exactly `tool_search` (tools are deferred) and `run_code`, whose
+/// description is its own, the code-only rule naming `tool_search`, the SDK and the search
+/// section; a tool the view does not list is the protocol's unknown tool.
+#[cfg(feature = "code-mode")]
+#[tokio::test]
+async fn a_code_view_lists_run_code_and_tool_search_when_it_defers() {
+    use dsh_tools_runtime::code::{RUN_CODE_DESCRIPTION, TOOL_SEARCH_TEXT};
+    let registry = deferring_code_registry();
+    let client = pipe_client(McpServer::new(&registry)).await;
+    let tools = client.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| &*t.name).collect();
+    assert_eq!(names, ["tool_search", "run_code"]);
+    let description = find(&tools, "run_code").description.as_deref().unwrap();
+    let prompt = registry.prompt(None).unwrap();
+    let sections: Vec<&str> = prompt.sections.iter().map(|s| s.text.as_str()).collect();
+    assert_eq!(
+        description,
+        format!("{RUN_CODE_DESCRIPTION}\n\n{}", sections.join("\n\n"))
+    );
+    assert!(
+        description.starts_with(&format!(
+            "{RUN_CODE_DESCRIPTION}\n\n`run_code` and `tool_search` are the only tools you can \
+             call directly: a call naming any other tool fails, and programs cannot call it."
+        )),
+        "{description}"
+    );
+    assert!(description.ends_with(&format!("\n\n{TOOL_SEARCH_TEXT}")));
+    assert!(description.contains("\nloaded_tool: "), "{description}");
+    assert!(!description.contains("later_one"), "{description}");
+    let error = client
+        .call_tool(params("loaded_tool", json!({})))
+        .await
+        .unwrap_err();
+    assert!(
+        error.to_string().contains("unknown tool: loaded_tool"),
+        "{error}"
+    );
+    // A program reaches a deferred tool.
+    let code = "return await tools.later_two({});";
+    let result = client
+        .call_tool(params(
+            "run_code",
+            json!({"code": code, "description": "Call"}),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(text(&result), "ok");
+}

@@ -110,10 +110,26 @@ pub(crate) async fn connect_in_process<C>(
 where
     C: ClientHandler,
 {
+    connect_served(
+        dsh_tools_runtime::mcp::McpServer::new(registry),
+        client,
+        legacy,
+    )
+    .await
+}
+
+/// [`connect_in_process`] to `server` (configured by the test).
+pub(crate) async fn connect_served<C>(
+    server: dsh_tools_runtime::mcp::McpServer,
+    client: C,
+    legacy: bool,
+) -> RunningService<RoleClient, C>
+where
+    C: ClientHandler,
+{
     use dsh_tools_runtime::mcp::rmcp::model::ProtocolVersion;
     use dsh_tools_runtime::mcp::rmcp::service::{ClientLifecycleMode, ClientServiceExt as _};
     let (client_io, server_io) = tokio::io::duplex(1 << 16);
-    let server = dsh_tools_runtime::mcp::McpServer::new(registry);
     tokio::spawn(async move {
         let (reader, writer) = tokio::io::split(server_io);
         let _ = server.serve_io(reader, writer).await;

@@ -6,6 +6,10 @@
 //! `elicitation/create` request while the call waits. A client that cannot elicit leaves the
 //! answer to the registry's approval service, as before.
 //!
+//! A `run_code` program's calls that ask reach the run's client the same way in an older
+//! session (`elicitation/create` while the run waits); at 2026-07-28 they are left to the
+//! registry's approval service.
+//!
 //! The approval is one question of the call's round ([`CallRound`], key `approval`): its
 //! answer counts only when the round vouches for it (a sealed state asked it).
 
@@ -21,6 +25,7 @@ use serde_json::{Value, json};
 
 use super::rounds::CallRound;
 use crate::approval::ApprovalOutcome;
+use crate::extension::SuspendedCall;
 use crate::hooks::{ApprovalGate, Ask};
 use crate::registry::{Registration, ToolRegistry};
 
@@ -29,6 +34,9 @@ const QUESTION_ARGUMENTS: usize = 300;
 
 /// The key of the approval in `inputRequests` / `inputResponses`.
 const INPUT_KEY: &str = "approval";
+
+/// What separates a Code Mode run's id from its sub-call's number in the sub-call's id.
+const SUB_CALL: &str = ":code:";
 
 /// How one call in progress gets its approval.
 enum Slot {
@@ -123,11 +131,21 @@ impl ClientApprovals {
 
     /// The pipeline asks for approval of a call: the answer of its slot, if it has one.
     fn gate(&self, ask: &Ask<'_>) -> Option<BoxFuture<'static, ApprovalOutcome>> {
-        if ask.exec.agent != Some(self.agent) || ask.exec.parent.is_some() {
+        if ask.exec.agent != Some(self.agent) {
             return None;
         }
         let slots = self.lock();
-        match slots.get(&*ask.exec.call_id)? {
+        let call_id = &*ask.exec.call_id;
+        let slot = match ask.exec.parent {
+            None => slots.get(call_id)?,
+            // A `run_code` program's call (`<run id>:code:<n>`) in an older session: the
+            // run's client is asked while the run waits. Its other slots are the run's own.
+            Some(_) => match slots.get(call_id.split_once(SUB_CALL)?.0)? {
+                slot @ Slot::Elicit(_) => slot,
+                _ => return None,
+            },
+        };
+        match slot {
             Slot::Decided(outcome) => Some(Box::pin(std::future::ready(*outcome))),
             Slot::Elicit(peer) => {
                 let params = elicitation(&question(ask));
@@ -162,7 +180,7 @@ impl ClientApprovals {
 }
 
 /// Whether the request's client declared form elicitation.
-fn can_elicit(context: &RequestContext<RoleServer>) -> bool {
+pub(crate) fn can_elicit(context: &RequestContext<RoleServer>) -> bool {
     context
         .client_capabilities()
         .and_then(|capabilities| capabilities.elicitation)
@@ -172,10 +190,18 @@ fn can_elicit(context: &RequestContext<RoleServer>) -> bool {
 /// The question put to the user: the tool, what the call does (its card's title, or its
 /// arguments), and why it asks.
 fn question(ask: &Ask<'_>) -> String {
-    let name = &*ask.exec.name;
-    let title = ask.view.title();
+    question_of(
+        &ask.exec.name,
+        ask.view.title(),
+        ask.exec.arguments.as_deref(),
+        ask.reason,
+    )
+}
+
+/// [`question`] of a call by its parts.
+fn question_of(name: &str, title: &str, arguments: Option<&Value>, reason: Option<&str>) -> String {
     let mut text = if title.is_empty() || title == name {
-        let arguments = ask.exec.arguments.as_deref().map(js_stringify);
+        let arguments = arguments.map(js_stringify);
         let mut arguments = arguments.unwrap_or_else(|| "{}".to_owned());
         if arguments.len() > QUESTION_ARGUMENTS {
             let end = arguments.floor_char_boundary(QUESTION_ARGUMENTS);
@@ -186,10 +212,44 @@ fn question(ask: &Ask<'_>) -> String {
     } else {
         format!("Allow the tool \"{name}\" to run ({title})?")
     };
-    if let Some(reason) = ask.reason.filter(|r| !r.is_empty()) {
+    if let Some(reason) = reason.filter(|r| !r.is_empty()) {
         text.push_str(&format!(" It asks because {reason}."));
     }
     text
+}
+
+/// The approval a suspended call awaits, as the question of its input-required result (one
+/// line per call it awaits; one decision answers them all), under the approval's key.
+pub(crate) fn suspended_question(calls: &[SuspendedCall]) -> (&'static str, InputRequest) {
+    let lines: Vec<String> = calls
+        .iter()
+        .map(|call| {
+            question_of(
+                &call.tool,
+                &call.title,
+                Some(&call.arguments),
+                call.reason.as_deref(),
+            )
+        })
+        .collect();
+    let request = InputRequest {
+        kind: InputKind::Elicitation,
+        params: elicitation(&lines.join("\n")),
+    };
+    (INPUT_KEY, request)
+}
+
+/// Whether the retry of a suspended call approves: the answer its state asked for, accepted
+/// with `approve: true` (no answer refuses).
+pub(crate) fn approves(round: &CallRound) -> Result<bool, AnswerError> {
+    match round.verified(INPUT_KEY).0 {
+        Some(answer) => {
+            let result: ElicitResult =
+                serde_json::from_value(answer).map_err(|e| AnswerError(e.to_string()))?;
+            Ok(outcome_of(&result) == ApprovalOutcome::AllowedOnce)
+        }
+        None => Ok(false),
+    }
 }
 
 /// The elicitation's parameters: the question and one boolean, `approve`.

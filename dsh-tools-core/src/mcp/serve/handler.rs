@@ -34,6 +34,8 @@ pub(crate) struct RegistryHandler {
     pub(crate) approvals: Option<Arc<ClientApprovals>>,
     /// The rounds of the calls that ask the client (the approval among them).
     pub(crate) rounds: Arc<Rounds>,
+    /// The tools whose calls suspend at an approval (Code Mode's durable `run_code`).
+    pub(crate) suspendable: Option<Arc<dyn crate::extension::SuspendableCalls>>,
 }
 
 impl RegistryHandler {
@@ -42,6 +44,57 @@ impl RegistryHandler {
         self.registry
             .get(name, Some(self.agent))
             .is_some_and(|def| def.annotations().read_only_hint == Some(true))
+    }
+}
+
+impl RegistryHandler {
+    /// What `tools/list` lists (`docs/CONTRACTS.md`, "MCP", "Presentation over MCP"): in a
+    /// native view its visible tools a model calls; in a code or both view the wire tools of
+    /// its prompt ([`ToolRegistry::prompt`]), the tool the presentation adds (Code Mode's
+    /// transport: no stored tool and not `tool_search`) described with the prompt's sections
+    /// (the SDK of every tool a program can call, and how to search the deferred ones).
+    fn listed(&self) -> Result<Vec<rmcp::model::Tool>, crate::PromptError> {
+        if self.registry.effective_mode(self.view) == crate::PresentationMode::Native {
+            return Ok(self
+                .registry
+                .visible(self.view)
+                .iter()
+                // A code-only tool is not a tool a client calls (`docs/CONTRACTS.md`, "MCP").
+                .filter(|def| def.callers().model())
+                .map(mcp_tool)
+                .collect());
+        }
+        let mut surface = self.registry.prompt(self.view)?;
+        surface.sections.sort_by_key(|section| section.order);
+        let guide: Vec<&str> = surface.sections.iter().map(|s| s.text.as_str()).collect();
+        let guide = guide.join("\n\n");
+        let stored = self.registry.known_names(self.view);
+        let added =
+            |name: &str| name != crate::TOOL_SEARCH_NAME && !stored.iter().any(|n| n == name);
+        Ok(surface
+            .tools
+            .iter()
+            .filter_map(|wire| self.registry.get(&wire.name, self.view))
+            .map(|def| {
+                let mut tool = mcp_tool(&def);
+                if added(def.name()) {
+                    tool.description = Some(format!("{}\n\n{guide}", def.description()).into());
+                }
+                tool
+            })
+            .collect())
+    }
+
+    /// Whether a client may call `name`: the view lists it (a tool it does not list is the
+    /// spec's protocol error). Natively a deferred tool not found yet counts: it is listed.
+    fn serves(&self, name: &str) -> bool {
+        if self.registry.effective_mode(self.view) == crate::PresentationMode::Native {
+            let served = self.registry.get(name, Some(self.agent));
+            return served.is_some_and(|def| def.callers().model());
+        }
+        self.registry
+            .prompt(self.view)
+            .is_ok_and(|surface| surface.tools.iter().any(|tool| tool.name == name))
     }
 }
 
@@ -57,13 +110,8 @@ impl ServerHandler for RegistryHandler {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, rmcp::ErrorData> {
         let tools = self
-            .registry
-            .visible(self.view)
-            .iter()
-            // A code-only tool is not a tool a client calls (`docs/CONTRACTS.md`, "MCP").
-            .filter(|def| def.callers().model())
-            .map(mcp_tool)
-            .collect();
+            .listed()
+            .map_err(|e| rmcp::ErrorData::internal_error(e.to_string(), None))?;
         Ok(ListToolsResult::with_all_items(tools))
     }
 
@@ -74,8 +122,7 @@ impl ServerHandler for RegistryHandler {
     ) -> Result<CallToolResponse, rmcp::ErrorData> {
         // A name this view does not have is the spec's protocol error (`docs/CONTRACTS.md`,
         // "MCP"), not a tool result.
-        let served = self.registry.get(&request.name, Some(self.agent));
-        if !served.is_some_and(|def| def.callers().model()) {
+        if !self.serves(&request.name) {
             return Err(rmcp::ErrorData::invalid_params(
                 format!("unknown tool: {}", request.name),
                 Some(serde_json::json!({"name": request.name})),
@@ -91,23 +138,16 @@ impl ServerHandler for RegistryHandler {
             .rounds
             .begin(&request, &context)
             .map_err(|e| invalid(&e))?;
-        let _pending = self
-            .approvals
-            .as_ref()
-            .map(|approvals| approvals.prepare(&call_id, &round, &context))
-            .transpose()
-            .map_err(|e| invalid(&e))?;
         let arguments = request
             .arguments
             .clone()
             .map(Value::Object)
             .unwrap_or_else(|| Value::Object(Default::default()));
-        let mut input = ToolExecutionInput::new(call_id, request.name.to_string(), arguments);
+        let mut input =
+            ToolExecutionInput::new(call_id.clone(), request.name.to_string(), arguments);
         input.agent = Some(self.agent);
         // `notifications/cancelled` for this request cancels `context.ct`.
         input.cancel = context.ct.child_token();
-        // The tool's questions go to this client.
-        input.caller = Some(InputChannel(Arc::clone(&round) as _));
         // A client that sent a `progressToken` gets the call's progress.
         // (rmcp moves the request's `_meta` to the context.)
         let token = crate::mcp::progress::token_of(&context.meta).or_else(|| {
@@ -118,6 +158,21 @@ impl ServerHandler for RegistryHandler {
         });
         let progress = token.map(|token| ClientProgress::new(context.peer.clone(), token));
         input.progress = progress.as_ref().map(ClientProgress::observer);
+        if let Some(runs) = self.suspends(&request.name, &round, &context) {
+            let response = self.call_suspendable(runs, &round, &request, input).await;
+            if let Some(progress) = progress {
+                progress.flush().await;
+            }
+            return response;
+        }
+        let _pending = self
+            .approvals
+            .as_ref()
+            .map(|approvals| approvals.prepare(&call_id, &round, &context))
+            .transpose()
+            .map_err(|e| invalid(&e))?;
+        // The tool's questions go to this client.
+        input.caller = Some(InputChannel(Arc::clone(&round) as _));
         let structured = self
             .registry
             .get(&input.name, Some(self.agent))

@@ -12,6 +12,7 @@ mod requests;
 mod rounds;
 mod sessions;
 mod stdio;
+mod suspended;
 mod wire;
 
 use std::net::SocketAddr;
@@ -41,6 +42,13 @@ use crate::registry::{Scope, ToolRegistry};
 /// object output schema (whose successes then carry `structuredContent` = the value), and the
 /// tools' annotations. Each call gets a fresh call id (`mcp-<n>`); `notifications/cancelled`
 /// cancels the execution.
+///
+/// The listing follows the served view's presentation mode ([`RegistryConfig::mode`],
+/// [`Scope::present_as`]): natively its tools; in code or both mode (an extension such as Code
+/// Mode installed) the wire tools of its prompt, the tool the presentation adds described with
+/// the prompt's sections — the Code Mode gateway (`docs/CONTRACTS.md`, "MCP").
+///
+/// [`RegistryConfig::mode`]: crate::RegistryConfig::mode
 ///
 /// Calls run as an agent: the served scope, or (serving the global view) a scope of the
 /// server's own, so that an `ask` policy can route to the registry's approval service.
@@ -75,6 +83,8 @@ pub struct McpServer {
     http_limits: HttpLimits,
     auth: Option<McpAuth>,
     client_approval: bool,
+    state_ttl: std::time::Duration,
+    suspendable: Option<Arc<dyn crate::extension::SuspendableCalls>>,
 }
 
 impl McpServer {
@@ -88,6 +98,8 @@ impl McpServer {
             http_limits: HttpLimits::default(),
             auth: None,
             client_approval: true,
+            state_ttl: rounds::STATE_TTL,
+            suspendable: None,
         }
     }
 
@@ -140,6 +152,24 @@ impl McpServer {
         self
     }
 
+    /// How long the sealed `requestState` of an input-required result can be answered (default
+    /// ten minutes): a retry carrying an older state is refused (JSON-RPC invalid params)
+    /// before anything runs, and the client asks again by calling without it.
+    pub fn with_state_ttl(mut self, ttl: std::time::Duration) -> Self {
+        self.state_ttl = ttl;
+        self
+    }
+
+    /// Serves the calls of `calls`' tools durably (Code Mode's `DurableRunCode` for
+    /// `run_code`): for a 2026-07-28 client that can elicit, a call that reaches an approval
+    /// suspends and answers an input-required result whose sealed `requestState` carries its
+    /// continuation; the retry with the user's answer resumes it, every tool call running once
+    /// (`docs/CONTRACTS.md`, "Approval over MCP").
+    pub fn with_suspendable(mut self, calls: Arc<dyn crate::extension::SuspendableCalls>) -> Self {
+        self.suspendable = Some(calls);
+        self
+    }
+
     fn handler(&self) -> RegistryHandler {
         let (view, agent) = match &self.scope {
             Some(scope) => (Some(scope.id()), scope.id()),
@@ -154,7 +184,8 @@ impl McpServer {
             approvals: self
                 .client_approval
                 .then(|| ClientApprovals::install(&self.registry, agent)),
-            rounds: Rounds::new(agent),
+            rounds: Rounds::new(agent, self.state_ttl),
+            suspendable: self.suspendable.clone(),
         }
     }
 

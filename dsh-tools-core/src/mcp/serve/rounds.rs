@@ -4,7 +4,8 @@
 //! session, server-to-client requests while the call waits.
 //!
 //! A state is sealed (HMAC-SHA256, rmcp's `RequestStateCodec`) and bound to the served agent,
-//! the tool and the canonical JSON of its arguments, expires after [`STATE_TTL`], and opens
+//! the tool and the canonical JSON of its arguments, expires after the server's state TTL
+//! ([`STATE_TTL`] unless `McpServer::with_state_ttl` sets another), and opens
 //! once: a replayed, altered, expired or foreign state is refused before anything runs.
 
 use std::collections::HashMap;
@@ -21,7 +22,7 @@ use rmcp::service::{Peer, RequestContext, RoleServer};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-/// How long a sealed state can be answered.
+/// How long a sealed state can be answered, by default.
 pub(crate) const STATE_TTL: Duration = Duration::from_secs(600);
 
 /// What a sealed state holds (what it is bound to is associated data, not stored).
@@ -32,6 +33,10 @@ struct Sealed {
     answers: Map<String, Value>,
     /// The keys asked in the round that issued the state.
     asked: Vec<String>,
+    /// The sealed continuation of a call that suspended at an approval (Code Mode's durable
+    /// `run_code`): its retry resumes it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    continuation: Option<String>,
 }
 
 /// Why a retry's state is refused (a JSON-RPC invalid-params error).
@@ -52,6 +57,8 @@ pub(crate) enum StateError {
 pub(crate) struct Rounds {
     agent: ScopeId,
     codec: RequestStateCodec,
+    /// How long a state can be answered.
+    ttl: Duration,
     /// The nonces of states already opened, until they expire.
     spent: Mutex<HashMap<String, Instant>>,
 }
@@ -65,13 +72,15 @@ impl std::fmt::Debug for Rounds {
 }
 
 impl Rounds {
-    /// The rounds of the view served as `agent`, with a fresh sealing key.
-    pub(crate) fn new(agent: ScopeId) -> Arc<Self> {
+    /// The rounds of the view served as `agent`, with a fresh sealing key; states expire after
+    /// `ttl`.
+    pub(crate) fn new(agent: ScopeId, ttl: Duration) -> Arc<Self> {
         let mut key = [0u8; 32];
         getrandom::fill(&mut key).expect("the operating system's random source");
         Arc::new(Self {
             agent,
             codec: RequestStateCodec::try_new(key.to_vec()).expect("a 32-byte key is long enough"),
+            ttl,
             spent: Mutex::default(),
         })
     }
@@ -87,7 +96,7 @@ impl Rounds {
         if let Some((key, _)) = responses.iter().find(|(_, answer)| !answer.is_object()) {
             return Err(StateError::Answer(key.clone()));
         }
-        let (verified, asked, offered) = match &request.request_state {
+        let (verified, asked, offered, continuation) = match &request.request_state {
             Some(state) => {
                 let sealed = self.open(state, request)?;
                 let mut verified = sealed.answers;
@@ -96,9 +105,14 @@ impl Rounds {
                         verified.insert(key.clone(), answer.clone());
                     }
                 }
-                (verified, sealed.asked, Map::new())
+                (verified, sealed.asked, Map::new(), sealed.continuation)
             }
-            None => (Map::new(), Vec::new(), responses.into_iter().collect()),
+            None => (
+                Map::new(),
+                Vec::new(),
+                responses.into_iter().collect(),
+                None,
+            ),
         };
         let mode = if context
             .protocol_version()
@@ -114,6 +128,7 @@ impl Rounds {
             verified,
             asked,
             offered,
+            continuation,
             used: Mutex::default(),
             pending: Mutex::default(),
             missing: Mutex::default(),
@@ -128,10 +143,7 @@ impl Rounds {
         let now = Instant::now();
         let mut spent = self.spent.lock().unwrap_or_else(PoisonError::into_inner);
         spent.retain(|_, expires| *expires > now);
-        if spent
-            .insert(sealed.nonce.clone(), now + STATE_TTL)
-            .is_some()
-        {
+        if spent.insert(sealed.nonce.clone(), now + self.ttl).is_some() {
             return Err(StateError::Spent);
         }
         Ok(sealed)
@@ -151,10 +163,38 @@ impl Rounds {
             nonce: nonce(),
             answers: lock(&round.used).clone(),
             asked: pending.keys().cloned().collect(),
+            continuation: None,
         };
+        self.input_required(&sealed, pending, request)
+    }
+
+    /// The input-required result of a call that suspended at an approval: `question` asked
+    /// under `key`, the state carrying `continuation` (its retry resumes it).
+    pub(crate) fn suspended(
+        &self,
+        request: &CallToolRequestParams,
+        continuation: String,
+        key: &str,
+        question: InputRequest,
+    ) -> Option<InputRequiredResult> {
+        let sealed = Sealed {
+            nonce: nonce(),
+            answers: Map::new(),
+            asked: vec![key.to_owned()],
+            continuation: Some(continuation),
+        };
+        self.input_required(&sealed, [(key.to_owned(), question)].into(), request)
+    }
+
+    fn input_required(
+        &self,
+        sealed: &Sealed,
+        pending: std::collections::BTreeMap<String, InputRequest>,
+        request: &CallToolRequestParams,
+    ) -> Option<InputRequiredResult> {
         let bound = self.bound_to(request);
-        let options = SealOptions::new().associated_data(&bound).ttl(STATE_TTL);
-        let state = self.codec.seal_json_with(&sealed, &options).ok()?;
+        let options = SealOptions::new().associated_data(&bound).ttl(self.ttl);
+        let state = self.codec.seal_json_with(sealed, &options).ok()?;
         let requests = pending
             .into_iter()
             .map(|(key, request)| Some((key, serde_json::from_value(request.to_mcp()).ok()?)))
@@ -192,6 +232,8 @@ pub(crate) struct CallRound {
     asked: Vec<String>,
     /// Answers the client offered without a state (tool questions only, never an approval).
     offered: Map<String, Value>,
+    /// The continuation the state carried (a suspended call's retry).
+    continuation: Option<String>,
     /// The answers this run of the call used (recorded in the next state).
     used: Mutex<Map<String, Value>>,
     /// The questions of this round, by key.
@@ -204,6 +246,11 @@ impl CallRound {
     /// Whether the call's questions go back in its result (2026-07-28).
     pub(crate) fn in_rounds(&self) -> bool {
         matches!(self.mode, Mode::Rounds)
+    }
+
+    /// The continuation of the suspended call this retry resumes, if any.
+    pub(crate) fn continuation(&self) -> Option<&str> {
+        self.continuation.as_deref()
     }
 
     /// The session's client, for an older session.
