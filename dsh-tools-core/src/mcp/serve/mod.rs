@@ -12,6 +12,7 @@ mod requests;
 mod rounds;
 mod sessions;
 mod stdio;
+mod tasks;
 mod wire;
 
 use std::net::SocketAddr;
@@ -27,6 +28,9 @@ use self::handler::RegistryHandler;
 pub use self::http::McpHttpServer;
 pub use self::limits::HttpLimits;
 use self::rounds::Rounds;
+pub use self::tasks::{
+    McpTasks, MemoryTaskStore, TaskEntry, TaskState, TaskStore, TaskStoreError, TaskSupport,
+};
 pub use self::wire::mcp_input_schema;
 use crate::mcp::McpError;
 use crate::registry::{Scope, ToolRegistry};
@@ -75,6 +79,7 @@ pub struct McpServer {
     http_limits: HttpLimits,
     auth: Option<McpAuth>,
     client_approval: bool,
+    tasks: Option<Arc<McpTasks>>,
 }
 
 impl McpServer {
@@ -88,6 +93,7 @@ impl McpServer {
             http_limits: HttpLimits::default(),
             auth: None,
             client_approval: true,
+            tasks: None,
         }
     }
 
@@ -140,6 +146,15 @@ impl McpServer {
         self
     }
 
+    /// Serves the tasks extension (`io.modelcontextprotocol/tasks`): a call of a tool
+    /// [`McpTasks`] marks long-running, from a client that declared the extension, answers a
+    /// task handle; `tasks/get`, `tasks/update` and `tasks/cancel` follow it
+    /// (`docs/CONTRACTS.md`, "Tasks over MCP").
+    pub fn with_tasks(mut self, tasks: McpTasks) -> Self {
+        self.tasks = Some(Arc::new(tasks));
+        self
+    }
+
     fn handler(&self) -> RegistryHandler {
         let (view, agent) = match &self.scope {
             Some(scope) => (Some(scope.id()), scope.id()),
@@ -155,6 +170,10 @@ impl McpServer {
                 .client_approval
                 .then(|| ClientApprovals::install(&self.registry, agent)),
             rounds: Rounds::new(agent),
+            tasks: self
+                .tasks
+                .as_ref()
+                .map(|tasks| (Arc::clone(tasks), tasks.start())),
         }
     }
 
