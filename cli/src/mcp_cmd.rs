@@ -75,6 +75,10 @@ pub struct McpServeArgs {
     /// Authorization of the HTTP server.
     #[command(flatten)]
     pub auth: AuthFlags,
+    /// Where served tasks live (`bash` and `run_code` calls of a client that declared the
+    /// tasks extension): memory by default; a durable store keeps them across restarts.
+    #[command(flatten)]
+    pub store: crate::store_flag::StoreFlag,
 }
 
 /// Serves until the client disconnects (stdio) or the process is stopped (HTTP).
@@ -103,6 +107,7 @@ pub(super) fn run(args: McpArgs) -> Result<Report, CliError> {
         if let Some(auth) = auth {
             server = server.with_auth(auth);
         }
+        server = server.with_tasks(crate::mcp_tasks::served_tasks(&args.store)?);
         match args.http {
             None => server
                 .serve_stdio()

@@ -25,14 +25,13 @@ pub enum TaskSupport {
 
 /// The tasks of a served registry: which tools are long-running, the store, the TTL.
 ///
-/// `run_code` (when served) supports tasks by default; [`McpTasks::tool`] marks others. The
+/// [`McpTasks::tool`] marks the tools (a host serving Code Mode marks its program tool). The
 /// store defaults to this process's memory ([`MemoryTaskStore`]).
 ///
 /// ```
 /// use dsh_tools_runtime::mcp::{McpTasks, TaskSupport};
 /// let tasks = McpTasks::new().tool("build", TaskSupport::Optional);
 /// assert_eq!(tasks.support("build"), Some(TaskSupport::Optional));
-/// assert_eq!(tasks.support("run_code"), Some(TaskSupport::Optional));
 /// assert_eq!(tasks.support("read_file"), None);
 /// ```
 #[derive(Debug, Clone)]
@@ -49,10 +48,10 @@ impl Default for McpTasks {
 }
 
 impl McpTasks {
-    /// `run_code` as a task, in memory, kept an hour.
+    /// No tool marked yet, in memory, kept an hour.
     pub fn new() -> Self {
         Self {
-            tools: BTreeMap::from([("run_code".to_owned(), TaskSupport::Optional)]),
+            tools: BTreeMap::new(),
             store: None,
             ttl: Duration::from_secs(3600),
         }

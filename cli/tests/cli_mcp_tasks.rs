@@ -1,0 +1,217 @@
+//! Served tasks survive the server (`docs/CONTRACTS.md`, "Tasks over MCP"): `dsh-tools mcp serve
+//! --http --store URL` answers a task handle for a `bash` call of a client that declared the
+//! tasks extension (MCP 2026-07-28, stateless requests over reqwest); the server is killed
+//! (SIGKILL) while one task's command blocks on a FIFO, restarted on the same store, and
+//! `tasks/get` then reads the completed task's result as it was and the interrupted one as
+//! `failed`, saying it was orphaned. Synchronisation is by FIFOs; the only waiting is polling
+//! `tasks/get` (the protocol's way to follow a task).
+
+use std::io::{BufRead as _, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+const TASKS: &str = "io.modelcontextprotocol/tasks";
+
+/// `dsh-tools mcp serve --http 127.0.0.1:0 --yes --store <store>` in `dir`, its data (and
+/// continuation key, which authenticates the store's records) in `data`.
+fn start(dir: &Path, data: &Path, store: &str) -> (Child, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_dsh-tools"))
+        .args([
+            "mcp",
+            "serve",
+            "--http",
+            "127.0.0.1:0",
+            "--yes",
+            "--store",
+            store,
+        ])
+        .current_dir(dir)
+        .env("XDG_DATA_HOME", data)
+        .env("HOME", data)
+        .env_remove("DSH_TOOLS_CONTINUATION_KEY")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url =
+        serde_json::from_str::<Value>(&line).unwrap_or_else(|e| panic!("{e}: {line:?}"))["url"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+    (child, url)
+}
+
+/// One stateless request; its result, or its error object.
+async fn rpc(url: &str, method: &str, mut params: Value) -> Result<Value, Value> {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "restart-test", "version": "0"},
+        "io.modelcontextprotocol/clientCapabilities": {"extensions": {TASKS: {}}},
+    });
+    let name = params["name"]
+        .as_str()
+        .or(params["taskId"].as_str())
+        .unwrap_or_default()
+        .to_owned();
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    let response = reqwest::Client::builder()
+        .no_proxy()
+        .build()
+        .unwrap()
+        .post(url)
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json, text/event-stream")
+        .header("MCP-Protocol-Version", "2026-07-28")
+        .header("Mcp-Method", method)
+        .header("Mcp-Name", name)
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
+    let text = response.text().await.unwrap();
+    let message: Value = serde_json::from_str(&text)
+        .ok()
+        .or_else(|| {
+            text.lines()
+                .filter_map(|l| l.strip_prefix("data:"))
+                .filter_map(|d| serde_json::from_str(d.trim()).ok())
+                .find(|m: &Value| m.get("id").is_some())
+        })
+        .unwrap_or_else(|| panic!("no response in {text:?}"));
+    match message.get("error") {
+        Some(error) => Err(error.clone()),
+        None => Ok(message["result"].clone()),
+    }
+}
+
+/// Calls `bash` with `command`: the task's id.
+async fn bash_task(url: &str, command: &str) -> String {
+    let handle = rpc(
+        url,
+        "tools/call",
+        json!({"name": "bash", "arguments": {"command": command, "description": "test"}}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(handle["resultType"], "task", "{handle}");
+    assert_eq!(handle["status"], "working", "{handle}");
+    handle["taskId"].as_str().unwrap().to_owned()
+}
+
+/// `tasks/get` until the task is over (polling is how a client follows a task).
+async fn until_over(url: &str, id: &str) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let task = rpc(url, "tasks/get", json!({"taskId": id})).await.unwrap();
+        if ["completed", "failed", "cancelled"].contains(&task["status"].as_str().unwrap()) {
+            return task;
+        }
+        assert!(Instant::now() < deadline, "task {id} never ended: {task}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+fn mkfifo(path: &Path) {
+    let status = Command::new("mkfifo").arg(path).status().unwrap();
+    assert!(status.success(), "mkfifo {}", path.display());
+}
+
+async fn survives_a_restart(store: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let data = tempfile::tempdir().unwrap();
+    mkfifo(&dir.path().join("started"));
+    mkfifo(&dir.path().join("release"));
+    let (mut server, url) = start(dir.path(), data.path(), store);
+
+    let done = bash_task(&url, "echo finished").await;
+    let completed = until_over(&url, &done).await;
+    assert_eq!(completed["status"], "completed", "{completed}");
+    let blocked = bash_task(&url, "echo running > started; cat release").await;
+    // The command runs: it has written to the FIFO.
+    let started = dir.path().join("started");
+    let said = tokio::task::spawn_blocking(move || std::fs::read_to_string(started).unwrap())
+        .await
+        .unwrap();
+    assert_eq!(said.trim(), "running");
+    let working = rpc(&url, "tasks/get", json!({"taskId": blocked}))
+        .await
+        .unwrap();
+    assert_eq!(working["status"], "working", "{working}");
+
+    server.kill().unwrap(); // SIGKILL
+    server.wait().unwrap();
+    let (mut server, url) = start(dir.path(), data.path(), store);
+
+    let after = rpc(&url, "tasks/get", json!({"taskId": done}))
+        .await
+        .unwrap();
+    assert_eq!(after["status"], "completed", "{after}");
+    assert_eq!(after["result"], completed["result"]);
+    assert!(
+        after["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("finished"),
+        "{after}"
+    );
+    let orphaned = rpc(&url, "tasks/get", json!({"taskId": blocked}))
+        .await
+        .unwrap();
+    assert_eq!(orphaned["status"], "failed", "{orphaned}");
+    assert_eq!(orphaned["error"]["code"], -32603, "{orphaned}");
+    assert_eq!(
+        orphaned["error"]["message"],
+        format!(
+            "task {blocked} was orphaned: the server that ran it stopped before it finished, \
+             so its outcome is unknown (the tool may or may not have taken effect)"
+        )
+    );
+    assert!(orphaned.get("result").is_none(), "{orphaned}");
+    // Cancelling an ended task is an empty acknowledgement; it stays failed.
+    let ack = rpc(&url, "tasks/cancel", json!({"taskId": blocked}))
+        .await
+        .unwrap();
+    assert_eq!(ack, json!({"resultType": "complete"}));
+    let still = rpc(&url, "tasks/get", json!({"taskId": blocked}))
+        .await
+        .unwrap();
+    assert_eq!(still["status"], "failed");
+    let unknown = rpc(&url, "tasks/get", json!({"taskId": "task-nope"}))
+        .await
+        .unwrap_err();
+    assert_eq!(unknown["code"], -32602, "{unknown}");
+    assert_eq!(
+        unknown["message"],
+        "unknown task: task-nope (never created here, or expired)"
+    );
+
+    let _ = server.kill();
+    let _ = server.wait();
+    // The killed server's command still waits on the FIFO: release it.
+    let release = dir.path().join("release");
+    std::thread::spawn(move || std::fs::write(release, "go\n"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tasks_survive_a_killed_server_in_a_file_store() {
+    let store = tempfile::tempdir().unwrap();
+    survives_a_restart(&format!("file:{}", store.path().display())).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tasks_survive_a_killed_server_in_postgres() {
+    match std::env::var("DSH_TEST_POSTGRES_URL") {
+        Ok(url) if !url.is_empty() => survives_a_restart(&url).await,
+        _ if std::env::var_os("CI").is_some() => {
+            panic!("DSH_TEST_POSTGRES_URL is not set: scripts/test starts the servers")
+        }
+        _ => eprintln!("skipped: DSH_TEST_POSTGRES_URL is not set (scripts/services start)"),
+    }
+}
