@@ -15,19 +15,12 @@ use serde_json::{Value, json};
 
 const TASKS: &str = "io.modelcontextprotocol/tasks";
 
-/// `dsh-tools mcp serve --http 127.0.0.1:0 --yes --store <store>` in `dir`, its data (and
-/// continuation key, which authenticates the store's records) in `data`.
-fn start(dir: &Path, data: &Path, store: &str) -> (Child, String) {
+/// `dsh-tools mcp serve --http 127.0.0.1:0 <flags>` in `dir`, its data (and continuation key,
+/// which authenticates the store's records) in `data`.
+fn start(dir: &Path, data: &Path, flags: &[&str]) -> (Child, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_dsh-tools"))
-        .args([
-            "mcp",
-            "serve",
-            "--http",
-            "127.0.0.1:0",
-            "--yes",
-            "--store",
-            store,
-        ])
+        .args(["mcp", "serve", "--http", "127.0.0.1:0"])
+        .args(flags)
         .current_dir(dir)
         .env("XDG_DATA_HOME", data)
         .env("HOME", data)
@@ -53,7 +46,7 @@ async fn rpc(url: &str, method: &str, mut params: Value) -> Result<Value, Value>
     params["_meta"] = json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientInfo": {"name": "restart-test", "version": "0"},
-        "io.modelcontextprotocol/clientCapabilities": {"extensions": {TASKS: {}}},
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}, "extensions": {TASKS: {}}},
     });
     let name = params["name"]
         .as_str()
@@ -128,7 +121,8 @@ async fn survives_a_restart(store: &str) {
     let data = tempfile::tempdir().unwrap();
     mkfifo(&dir.path().join("started"));
     mkfifo(&dir.path().join("release"));
-    let (mut server, url) = start(dir.path(), data.path(), store);
+    let flags = ["--yes", "--store", store];
+    let (mut server, url) = start(dir.path(), data.path(), &flags);
 
     let done = bash_task(&url, "echo finished").await;
     let completed = until_over(&url, &done).await;
@@ -147,7 +141,7 @@ async fn survives_a_restart(store: &str) {
 
     server.kill().unwrap(); // SIGKILL
     server.wait().unwrap();
-    let (mut server, url) = start(dir.path(), data.path(), store);
+    let (mut server, url) = start(dir.path(), data.path(), &flags);
 
     let after = rpc(&url, "tasks/get", json!({"taskId": done}))
         .await
@@ -197,6 +191,63 @@ async fn survives_a_restart(store: &str) {
     // The killed server's command still waits on the FIFO: release it.
     let release = dir.path().join("release");
     std::thread::spawn(move || std::fs::write(release, "go\n"));
+}
+
+/// `tasks/get` until the task waits for input.
+async fn until_asked(url: &str, id: &str) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let task = rpc(url, "tasks/get", json!({"taskId": id})).await.unwrap();
+        if task["status"] == "input_required" {
+            return task;
+        }
+        assert_eq!(task["status"], "working", "{task}");
+        assert!(Instant::now() < deadline, "task {id} never asked: {task}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_asks_its_approval_and_runs_once_or_never() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let (_server, url) = start(dir.path(), data.path(), &[]);
+    let server = Killed(_server);
+    // Approved: the command runs once. Denied: it never runs (the file keeps one line).
+    for (approve, expected) in [(true, "approved"), (false, "approved")] {
+        let id = bash_task(&url, "echo approved >> ran.txt; echo approved").await;
+        let asked = until_asked(&url, &id).await;
+        let question = &asked["inputRequests"]["approval"];
+        assert_eq!(question["method"], "elicitation/create", "{asked}");
+        assert_eq!(
+            question["params"]["message"],
+            "Allow the tool \"bash\" to run (echo approved >> ran.txt; echo approved)? It asks \
+             because it can change files or run commands.",
+            "{asked}"
+        );
+        let answer = json!({"approval": {"action": "accept", "content": {"approve": approve}}});
+        let ack = rpc(
+            &url,
+            "tasks/update",
+            json!({"taskId": id, "inputResponses": answer}),
+        );
+        assert_eq!(ack.await.unwrap(), json!({"resultType": "complete"}));
+        let over = until_over(&url, &id).await;
+        assert_eq!(over["status"], "completed", "{over}");
+        assert_eq!(over["result"]["isError"], !approve, "{over}");
+        let ran = std::fs::read_to_string(dir.path().join("ran.txt")).unwrap_or_default();
+        assert_eq!(ran.trim(), expected, "approve: {approve}");
+    }
+    drop(server);
+}
+
+struct Killed(Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -101,3 +101,47 @@ impl TaskStore for McpTaskStore {
             .map_err(failed)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::SystemTime;
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::{MemoryStore, StoreKey};
+
+    #[tokio::test]
+    async fn tasks_round_trip_and_illegal_moves_are_refused() {
+        let key = StoreKey::new([7u8; 32]).unwrap();
+        let store = McpTaskStore::new(Arc::new(MemoryStore::new(key)));
+        let task = TaskEntry {
+            id: "t1".into(),
+            status: TaskState::Working,
+            data: json!({"tool": "bash"}),
+            created_at: SystemTime::UNIX_EPOCH + std::time::Duration::from_millis(1_000),
+            expires_at: None,
+        };
+        assert!(store.create(&task).await.unwrap());
+        assert_eq!(store.get("t1").await.unwrap(), Some(task.clone()));
+        let asked = json!({"inputRequests": {"confirm": {}}});
+        let moved = store.update("t1", TaskState::Working, TaskState::InputRequired, &asked);
+        assert!(moved.await.unwrap());
+        let got = store.get("t1").await.unwrap().unwrap();
+        assert_eq!((got.status, got.data), (TaskState::InputRequired, asked));
+        let none = json!({});
+        let cancelled = store.update("t1", TaskState::InputRequired, TaskState::Cancelled, &none);
+        assert!(cancelled.await.unwrap());
+        let illegal = store.update("t1", TaskState::Cancelled, TaskState::Working, &none);
+        assert_eq!(
+            illegal.await.unwrap_err().to_string(),
+            "a cancelled task cannot become working: it is over"
+        );
+        let missing = store.update("t2", TaskState::Working, TaskState::Failed, &none);
+        assert_eq!(
+            missing.await.unwrap_err(),
+            TaskStoreError::NotFound("t2".into())
+        );
+        assert_eq!(store.get("t2").await.unwrap(), None);
+    }
+}

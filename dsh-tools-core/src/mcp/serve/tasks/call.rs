@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use dsh_tools::exec::{InputChannel, ToolExecutionInput};
+use dsh_tools::exec::{CallerInput, InputChannel, ToolExecutionInput};
 use rmcp::model::{CallToolRequestParams, CallToolResponse, ClientCapabilities, CreateTaskResult};
 use rmcp::service::{RequestContext, RoleServer};
 
@@ -61,15 +61,22 @@ impl RegistryHandler {
         let id = task.task_id.clone();
         input.cancel = live.cancel.clone();
         input.progress = None;
-        input.caller = Some(InputChannel(Arc::new(TaskInput {
+        let caller: Arc<dyn CallerInput> = Arc::new(TaskInput {
             tasks: Arc::clone(&tasks),
             id: id.clone(),
             live,
             capabilities: context.client_capabilities().unwrap_or_default(),
-        }) as _));
+        });
+        input.caller = Some(InputChannel(Arc::clone(&caller)));
+        // An `ask` of the call is a question of the task too, answered by `tasks/update`.
+        let approval = self
+            .approvals
+            .as_ref()
+            .and_then(|approvals| approvals.prepare_caller(&input.call_id, caller));
         let registry = self.registry.clone();
         tokio::spawn(async move {
             let result = registry.execute(input).await;
+            drop(approval);
             let result = mcp_result(&result, structured);
             let result = match serde_json::to_value(result) {
                 Ok(serde_json::Value::Object(result)) => result,

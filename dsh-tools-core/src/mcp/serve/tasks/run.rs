@@ -356,7 +356,78 @@ pub(crate) fn iso8601(time: SystemTime) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::MemoryTaskStore;
     use super::*;
+
+    fn tasks(ttl: Duration) -> Arc<Tasks> {
+        Tasks::new(Arc::new(MemoryTaskStore::default()), ttl)
+    }
+
+    fn status_of(result: &GetTaskResult) -> Value {
+        serde_json::to_value(result).unwrap()["status"].clone()
+    }
+
+    #[tokio::test]
+    async fn a_task_is_readable_once_created_and_cancelled_once() {
+        let tasks = tasks(Duration::from_secs(60));
+        let (task, live) = tasks.create("slow").await.unwrap();
+        assert_eq!(task.ttl_ms, Some(60_000));
+        let read = tasks.get(&task.task_id).await.unwrap();
+        assert_eq!(status_of(&read), "working");
+        tasks.cancel(&task.task_id).await.unwrap();
+        assert!(live.cancel.is_cancelled());
+        // The run ends after the cancel: the task stays cancelled.
+        tasks.finish(&task.task_id, JsonObject::new()).await;
+        tasks.cancel(&task.task_id).await.unwrap();
+        let read = serde_json::to_value(tasks.get(&task.task_id).await.unwrap()).unwrap();
+        assert_eq!(read["status"], "cancelled");
+        assert!(read.get("result").is_none(), "{read}");
+    }
+
+    #[tokio::test]
+    async fn a_completed_task_inlines_its_result() {
+        let tasks = tasks(Duration::from_secs(60));
+        let (task, _live) = tasks.create("quick").await.unwrap();
+        let result = json!({"content": [{"type": "text", "text": "done"}], "isError": false});
+        tasks
+            .finish(&task.task_id, result.as_object().unwrap().clone())
+            .await;
+        let read = serde_json::to_value(tasks.get(&task.task_id).await.unwrap()).unwrap();
+        assert_eq!(read["status"], "completed");
+        assert_eq!(read["result"], result);
+        assert_eq!(read["resultType"], "complete");
+    }
+
+    #[tokio::test]
+    async fn unknown_and_expired_ids_are_invalid_params_naming_the_id() {
+        let tasks = tasks(Duration::ZERO);
+        let (task, _live) = tasks.create("gone").await.unwrap();
+        for id in ["task-unknown", task.task_id.as_str()] {
+            let expected = format!("unknown task: {id} (never created here, or expired)");
+            let got = tasks.get(id).await.unwrap_err();
+            assert_eq!(
+                (got.code.0, got.message.as_ref()),
+                (-32602, expected.as_str())
+            );
+            let got = tasks.cancel(id).await.unwrap_err();
+            assert_eq!(got.message, expected);
+            let got = tasks.update(id, BTreeMap::new()).await.unwrap_err();
+            assert_eq!(got.message, expected);
+        }
+    }
+
+    #[tokio::test]
+    async fn a_task_no_process_here_runs_reads_as_failed() {
+        let store: Arc<dyn TaskStore> = Arc::new(MemoryTaskStore::default());
+        let before = Tasks::new(Arc::clone(&store), Duration::from_secs(60));
+        let (task, _live) = before.create("interrupted").await.unwrap();
+        // Another server on the same store (the first one stopped).
+        let after = Tasks::new(store, Duration::from_secs(60));
+        let read = serde_json::to_value(after.get(&task.task_id).await.unwrap()).unwrap();
+        assert_eq!(read["status"], "failed");
+        assert_eq!(read["error"]["code"], -32603);
+        assert!(read.get("result").is_none(), "{read}");
+    }
 
     #[test]
     fn timestamps_are_rfc3339() {

@@ -203,3 +203,82 @@ impl TaskStore for MemoryTaskStore {
         Ok(true)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use serde_json::json;
+
+    use super::*;
+
+    fn entry(id: &str, expires_at: Option<SystemTime>) -> TaskEntry {
+        TaskEntry {
+            id: id.to_owned(),
+            status: TaskState::Working,
+            data: json!({}),
+            created_at: SystemTime::now(),
+            expires_at,
+        }
+    }
+
+    #[test]
+    fn the_status_machine_allows_exactly_the_legal_moves() {
+        use TaskState::{Cancelled, Completed, Failed, InputRequired, Working};
+        let all = [Working, InputRequired, Completed, Failed, Cancelled];
+        for from in all {
+            for to in all {
+                let legal = match from {
+                    Working => to != Working,
+                    InputRequired => true,
+                    _ => false,
+                };
+                assert_eq!(
+                    from.check_transition(to).is_ok(),
+                    legal,
+                    "{from:?} -> {to:?}"
+                );
+            }
+        }
+        assert_eq!(
+            Working.check_transition(Working).unwrap_err().to_string(),
+            "a working task cannot become working: not a legal move"
+        );
+        assert_eq!(
+            Cancelled
+                .check_transition(Completed)
+                .unwrap_err()
+                .to_string(),
+            "a cancelled task cannot become completed: it is over"
+        );
+    }
+
+    #[tokio::test]
+    async fn the_memory_store_refuses_illegal_moves_and_forgets_expired_tasks() {
+        let store = MemoryTaskStore::default();
+        assert!(store.create(&entry("t", None)).await.unwrap());
+        assert!(!store.create(&entry("t", None)).await.unwrap());
+        let data = json!({"result": {}});
+        let moved = store.update("t", TaskState::Working, TaskState::Completed, &data);
+        assert!(moved.await.unwrap());
+        // Not from the status it has: no move.
+        let stale = store.update("t", TaskState::Working, TaskState::Failed, &data);
+        assert!(!stale.await.unwrap());
+        let illegal = store.update("t", TaskState::Completed, TaskState::Working, &data);
+        assert_eq!(
+            illegal.await.unwrap_err(),
+            TaskStoreError::IllegalTransition {
+                from: TaskState::Completed,
+                to: TaskState::Working
+            }
+        );
+        let missing = store.update("nope", TaskState::Working, TaskState::Failed, &data);
+        assert_eq!(
+            missing.await.unwrap_err().to_string(),
+            "no task nope (unknown or expired)"
+        );
+        let past = SystemTime::now() - Duration::from_secs(1);
+        assert!(store.create(&entry("old", Some(past))).await.unwrap());
+        assert_eq!(store.get("old").await.unwrap(), None);
+    }
+}
