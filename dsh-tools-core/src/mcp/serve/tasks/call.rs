@@ -16,7 +16,7 @@ impl RegistryHandler {
         self.tasks
             .as_ref()
             .map(|(_, tasks)| tasks)
-            .ok_or_else(|| rmcp::ErrorData::method_not_found::<rmcp::model::GetTaskMethod>())
+            .ok_or_else(rmcp::ErrorData::method_not_found::<rmcp::model::GetTaskMethod>)
     }
 
     /// The tasks to run `request` in, when it becomes a task: its tool supports tasks and the
