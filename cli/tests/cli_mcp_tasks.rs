@@ -256,13 +256,30 @@ async fn tasks_survive_a_killed_server_in_a_file_store() {
     survives_a_restart(&format!("file:{}", store.path().display())).await;
 }
 
+/// The URL of a test server from `var` (scripts/services); a test without one fails under CI.
+fn server_url(var: &str) -> Option<String> {
+    match std::env::var(var) {
+        Ok(url) if !url.is_empty() => Some(url),
+        _ if std::env::var_os("CI").is_some() => {
+            panic!("{var} is not set: scripts/test starts the servers (scripts/services)")
+        }
+        _ => {
+            eprintln!("skipped: {var} is not set (eval \"$(scripts/services start)\" sets it)");
+            None
+        }
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tasks_survive_a_killed_server_in_postgres() {
-    match std::env::var("DSH_TEST_POSTGRES_URL") {
-        Ok(url) if !url.is_empty() => survives_a_restart(&url).await,
-        _ if std::env::var_os("CI").is_some() => {
-            panic!("DSH_TEST_POSTGRES_URL is not set: scripts/test starts the servers")
-        }
-        _ => eprintln!("skipped: DSH_TEST_POSTGRES_URL is not set (scripts/services start)"),
+    if let Some(url) = server_url("DSH_TEST_POSTGRES_URL") {
+        survives_a_restart(&url).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tasks_survive_a_killed_server_in_redis() {
+    if let Some(url) = server_url("DSH_TEST_REDIS_URL") {
+        survives_a_restart(&url).await;
     }
 }
