@@ -63,6 +63,7 @@ mod mcp_cmd;
 mod mcp_flag;
 mod mcp_login;
 mod mcp_remote;
+mod mcp_tasks;
 mod presentation_flag;
 mod progress;
 mod repl_cmd;

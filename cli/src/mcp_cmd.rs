@@ -85,6 +85,10 @@ pub struct McpServeArgs {
     /// input-required result (MCP 2026-07-28) before its retry is refused.
     #[arg(long, value_name = "SECONDS", default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..))]
     pub state_ttl: u64,
+    /// Where served tasks live (`bash` and `run_code` calls of a client that declared the
+    /// tasks extension): memory by default; a durable store keeps them across restarts.
+    #[command(flatten)]
+    pub store: crate::store_flag::StoreFlag,
 }
 
 /// Serves until the client disconnects (stdio) or the process is stopped (HTTP).
@@ -118,6 +122,7 @@ pub(super) fn run(args: McpArgs) -> Result<Report, CliError> {
         if let Some(runs) = suspendable {
             server = server.with_suspendable(runs);
         }
+        server = server.with_tasks(crate::mcp_tasks::served_tasks(&args.store)?);
         match args.http {
             None => server
                 .serve_stdio()

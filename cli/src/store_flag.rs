@@ -37,6 +37,20 @@ impl StoreFlag {
     }
 }
 
+impl StoreFlag {
+    /// The named store (`None` without `--store`), its records authenticated with the CLI's
+    /// continuation key.
+    pub(crate) fn open_store(&self) -> Result<Option<Arc<dyn DurableStore>>, CliError> {
+        let Some(url) = &self.store else {
+            return Ok(None);
+        };
+        let (_, key) = crate::durability::durability_and_key()?;
+        let key = StoreKey::new(key)
+            .map_err(|e| CliError::new(format!("--store {}: {e}", redact(url))))?;
+        open(url, key).map(Some)
+    }
+}
+
 /// Opens the store at `url`, its records authenticated with `key`.
 fn open(url: &str, key: StoreKey) -> Result<Arc<dyn DurableStore>, CliError> {
     let failed = |e: dsh_tools_store::StoreError| {

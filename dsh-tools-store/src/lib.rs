@@ -73,6 +73,8 @@ mod digest;
 mod error;
 mod file;
 mod forward;
+#[cfg(feature = "mcp")]
+mod mcp_tasks;
 mod memory;
 #[cfg(feature = "postgres")]
 mod postgres;
@@ -86,6 +88,8 @@ pub use crate::core::MAX_ID_BYTES;
 pub use digest::{ArgsDigest, canonical_json};
 pub use error::StoreError;
 pub use file::FileStore;
+#[cfg(feature = "mcp")]
+pub use mcp_tasks::McpTaskStore;
 pub use memory::MemoryStore;
 #[cfg(feature = "postgres")]
 pub use postgres::PostgresStore;

@@ -27,7 +27,10 @@ pub use name::{is_valid_server_name, public_tool_name};
 pub use render::{
     IMAGE_NOT_ADMITTED, McpOutcome, interpret_call_result, mcp_output_schema, render_mcp_content,
 };
-pub use serve::{HttpLimits, McpAuth, McpHttpServer, McpServer, ScopeMap, mcp_input_schema};
+pub use serve::{
+    HttpLimits, McpAuth, McpHttpServer, McpServer, McpTasks, MemoryTaskStore, ScopeMap, TaskEntry,
+    TaskState, TaskStore, TaskStoreError, TaskSupport, mcp_input_schema,
+};
 
 /// The `rmcp` crate this bridge is built on (for custom transports and peers).
 pub use rmcp;

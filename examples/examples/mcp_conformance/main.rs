@@ -22,6 +22,7 @@
 //! MCP's shape, which the server passes through as they are.
 
 mod asks;
+mod tasks;
 
 use std::time::Duration;
 
@@ -189,6 +190,7 @@ fn registry() -> ToolRegistry {
         test_tool_with_progress::definition(),
     ]);
     tools.extend(asks::asking_tools());
+    tools.extend(tasks::task_tools());
     for tool in tools {
         registry
             .register(tool.expect("a valid tool"))
@@ -208,7 +210,8 @@ fn registry() -> ToolRegistry {
 async fn serve() {
     let registry = registry();
     let server = McpServer::new(&registry)
-        .with_server_info("dsh-tools-conformance", env!("CARGO_PKG_VERSION"));
+        .with_server_info("dsh-tools-conformance", env!("CARGO_PKG_VERSION"))
+        .with_tasks(tasks::tasks());
     let addr = ([127, 0, 0, 1], 0).into();
     let http = server.serve_http(addr).await.unwrap_or_else(|e| {
         eprintln!("mcp_conformance: {e}");

@@ -17,7 +17,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use dsh_tools::definition::BoxFuture;
-use dsh_tools::exec::{InputKind, InputRequest, ScopeId};
+use dsh_tools::exec::{CallerInput, InputKind, InputRequest, ScopeId};
 use dsh_tools::json::js_stringify;
 use rmcp::model::{ElicitRequestParams, ElicitResult, ElicitationAction};
 use rmcp::service::{Peer, RequestContext, RoleServer};
@@ -46,6 +46,9 @@ enum Slot {
     Elicit(Peer<RoleServer>),
     /// By a question in the call's input-required result.
     InputRequired(Arc<CallRound>),
+    /// By a question its caller answers while the call waits (a task's, through
+    /// `tasks/update`).
+    Caller(Arc<dyn CallerInput>),
 }
 
 /// The approvals of one served view: the calls in progress that ask the client.
@@ -129,6 +132,23 @@ impl ClientApprovals {
         })
     }
 
+    /// Call `call_id` gets its approval by asking `caller` (when the client can elicit). The
+    /// slot lives until the returned call is dropped.
+    pub(crate) fn prepare_caller(
+        self: &Arc<Self>,
+        call_id: &str,
+        caller: Arc<dyn CallerInput>,
+    ) -> Option<PendingCall> {
+        if !caller.can_answer(InputKind::Elicitation) {
+            return None;
+        }
+        self.lock().insert(call_id.to_owned(), Slot::Caller(caller));
+        Some(PendingCall {
+            approvals: Arc::clone(self),
+            call_id: call_id.to_owned(),
+        })
+    }
+
     /// The pipeline asks for approval of a call: the answer of its slot, if it has one.
     fn gate(&self, ask: &Ask<'_>) -> Option<BoxFuture<'static, ApprovalOutcome>> {
         if ask.exec.agent != Some(self.agent) {
@@ -170,6 +190,21 @@ impl ClientApprovals {
                 );
                 // The call ends here; its retry carries the answer.
                 Some(Box::pin(std::future::ready(ApprovalOutcome::Cancelled)))
+            }
+            Slot::Caller(caller) => {
+                let asked = caller.ask(
+                    INPUT_KEY,
+                    InputRequest {
+                        kind: InputKind::Elicitation,
+                        params: elicitation(&question(ask)),
+                    },
+                );
+                Some(Box::pin(async move {
+                    match asked.await.map(serde_json::from_value::<ElicitResult>) {
+                        Ok(Ok(result)) => outcome_of(&result),
+                        _ => ApprovalOutcome::Unavailable,
+                    }
+                }))
             }
         }
     }

@@ -6,8 +6,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use dsh_tools::exec::{InputChannel, ScopeId, ToolExecutionInput};
 use rmcp::ServerHandler;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResponse, CancelTaskParams, GetTaskParams, GetTaskResult,
+    Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    UpdateTaskParams,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use serde_json::Value;
@@ -16,6 +17,7 @@ use crate::mcp::progress::ClientProgress;
 
 use super::approval::ClientApprovals;
 use super::rounds::{Rounds, required};
+use super::tasks::{McpTasks, Tasks};
 use super::wire::{declares_object_output, mcp_result, mcp_tool};
 use crate::registry::ToolRegistry;
 
@@ -36,6 +38,8 @@ pub(crate) struct RegistryHandler {
     pub(crate) rounds: Arc<Rounds>,
     /// The tools whose calls suspend at an approval (Code Mode's durable `run_code`).
     pub(crate) suspendable: Option<Arc<dyn crate::extension::SuspendableCalls>>,
+    /// The tasks extension, when served: which tools answer a task handle, and their tasks.
+    pub(crate) tasks: Option<(Arc<McpTasks>, Arc<Tasks>)>,
 }
 
 impl RegistryHandler {
@@ -100,8 +104,41 @@ impl RegistryHandler {
 
 impl ServerHandler for RegistryHandler {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info((*self.info).clone())
+        let capabilities = if self.tasks.is_some() {
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tasks()
+                .build()
+        } else {
+            ServerCapabilities::builder().enable_tools().build()
+        };
+        ServerConfig::new(capabilities).with_server_info((*self.info).clone())
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, rmcp::ErrorData> {
+        self.served_tasks()?.get(&request.task_id).await
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), rmcp::ErrorData> {
+        self.served_tasks()?
+            .update(&request.task_id, request.input_responses)
+            .await
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), rmcp::ErrorData> {
+        self.served_tasks()?.cancel(&request.task_id).await
     }
 
     async fn list_tools(
@@ -128,6 +165,7 @@ impl ServerHandler for RegistryHandler {
                 Some(serde_json::json!({"name": request.name})),
             ));
         }
+        let as_task = self.as_task(&request, &context)?;
         let n = self.calls.fetch_add(1, Ordering::Relaxed) + 1;
         let call_id = format!("mcp-{n}");
         // The call's round: a retry's state is verified before anything runs. An `ask` of
@@ -158,7 +196,9 @@ impl ServerHandler for RegistryHandler {
         });
         let progress = token.map(|token| ClientProgress::new(context.peer.clone(), token));
         input.progress = progress.as_ref().map(ClientProgress::observer);
-        if let Some(runs) = self.suspends(&request.name, &round, &context) {
+        // A task answers its approvals through the task; a suspendable call in its result.
+        let suspends = || self.suspends(&request.name, &round, &context);
+        if let Some(runs) = as_task.is_none().then(suspends).flatten() {
             let response = self.call_suspendable(runs, &round, &request, input).await;
             if let Some(progress) = progress {
                 progress.flush().await;
@@ -168,6 +208,7 @@ impl ServerHandler for RegistryHandler {
         let _pending = self
             .approvals
             .as_ref()
+            .filter(|_| as_task.is_none())
             .map(|approvals| approvals.prepare(&call_id, &round, &context))
             .transpose()
             .map_err(|e| invalid(&e))?;
@@ -177,6 +218,9 @@ impl ServerHandler for RegistryHandler {
             .registry
             .get(&input.name, Some(self.agent))
             .is_some_and(|def| declares_object_output(&def));
+        if let Some(tasks) = as_task {
+            return self.start_task(tasks, input, &context, structured).await;
+        }
         #[cfg(feature = "otel")]
         let result = {
             // The caller's trace continues here (SEP-414): the call's span is its child.

@@ -13,6 +13,7 @@ mod rounds;
 mod sessions;
 mod stdio;
 mod suspended;
+mod tasks;
 mod wire;
 
 use std::net::SocketAddr;
@@ -28,6 +29,9 @@ use self::handler::RegistryHandler;
 pub use self::http::McpHttpServer;
 pub use self::limits::HttpLimits;
 use self::rounds::Rounds;
+pub use self::tasks::{
+    McpTasks, MemoryTaskStore, TaskEntry, TaskState, TaskStore, TaskStoreError, TaskSupport,
+};
 pub use self::wire::mcp_input_schema;
 use crate::mcp::McpError;
 use crate::registry::{Scope, ToolRegistry};
@@ -85,6 +89,7 @@ pub struct McpServer {
     client_approval: bool,
     state_ttl: std::time::Duration,
     suspendable: Option<Arc<dyn crate::extension::SuspendableCalls>>,
+    tasks: Option<Arc<McpTasks>>,
 }
 
 impl McpServer {
@@ -100,6 +105,7 @@ impl McpServer {
             client_approval: true,
             state_ttl: rounds::STATE_TTL,
             suspendable: None,
+            tasks: None,
         }
     }
 
@@ -170,6 +176,15 @@ impl McpServer {
         self
     }
 
+    /// Serves the tasks extension (`io.modelcontextprotocol/tasks`): a call of a tool
+    /// [`McpTasks`] marks long-running, from a client that declared the extension, answers a
+    /// task handle; `tasks/get`, `tasks/update` and `tasks/cancel` follow it
+    /// (`docs/CONTRACTS.md`, "Tasks over MCP").
+    pub fn with_tasks(mut self, tasks: McpTasks) -> Self {
+        self.tasks = Some(Arc::new(tasks));
+        self
+    }
+
     fn handler(&self) -> RegistryHandler {
         let (view, agent) = match &self.scope {
             Some(scope) => (Some(scope.id()), scope.id()),
@@ -186,6 +201,10 @@ impl McpServer {
                 .then(|| ClientApprovals::install(&self.registry, agent)),
             rounds: Rounds::new(agent, self.state_ttl),
             suspendable: self.suspendable.clone(),
+            tasks: self
+                .tasks
+                .as_ref()
+                .map(|tasks| (Arc::clone(tasks), tasks.start())),
         }
     }
 

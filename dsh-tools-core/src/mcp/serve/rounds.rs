@@ -282,15 +282,19 @@ impl CallRound {
 
     /// Whether the client declared `kind`.
     fn declares(&self, kind: InputKind) -> bool {
-        let capabilities = &self.capabilities;
-        match kind {
-            InputKind::Elicitation => capabilities
-                .elicitation
-                .as_ref()
-                .is_some_and(|e| e.form.is_some() || e.url.is_none()),
-            InputKind::Sampling => capabilities.sampling.is_some(),
-            InputKind::Roots => capabilities.roots.is_some(),
-        }
+        declares(&self.capabilities, kind)
+    }
+}
+
+/// Whether a client with `capabilities` can be asked `kind`.
+pub(crate) fn declares(capabilities: &ClientCapabilities, kind: InputKind) -> bool {
+    match kind {
+        InputKind::Elicitation => capabilities
+            .elicitation
+            .as_ref()
+            .is_some_and(|e| e.form.is_some() || e.url.is_none()),
+        InputKind::Sampling => capabilities.sampling.is_some(),
+        InputKind::Roots => capabilities.roots.is_some(),
     }
 }
 
@@ -336,7 +340,7 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 /// A random nonce (128 bits, hex).
-fn nonce() -> String {
+pub(crate) fn nonce() -> String {
     let mut bytes = [0u8; 16];
     getrandom::fill(&mut bytes).expect("the operating system's random source");
     bytes.iter().map(|b| format!("{b:02x}")).collect()
