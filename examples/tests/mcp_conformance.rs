@@ -206,10 +206,7 @@ const CLIENT_2025_11_25: &[(&str, Expect)] = &[
     ("initialize", Pass),
     ("tools_call", Pass),
     ("sse-retry", Pass),
-    (
-        "elicitation-sep1034-client-defaults",
-        NotApplicable("elicitation: the example client answers no questions of the server"),
-    ),
+    ("elicitation-sep1034-client-defaults", Pass),
 ];
 
 /// The client scenarios of 2026-07-28, beyond [`CLIENT_AUTH`].
@@ -229,10 +226,7 @@ const CLIENT_2026_07_28: &[(&str, Expect)] = &[
         "http-custom-headers",
         NotYet("x-mcp-header parameters: the client does not mirror them into headers"),
     ),
-    (
-        "sep-2322-client-request-state",
-        NotYet("input-required results: the client does not answer them (MRTR)"),
-    ),
+    ("sep-2322-client-request-state", Pass),
     ("auth/authorization-server-migration", Pass),
     ("auth/resource-mismatch", Pass),
     ("auth/offline-access-scope", Pass),

@@ -25,7 +25,12 @@ mod asks;
 
 use std::time::Duration;
 
-use dsh_tools::exec::{ToolExecutionInput, ToolRunContext};
+use std::sync::Arc;
+
+use dsh_tools::definition::BoxFuture;
+use dsh_tools::exec::{
+    AskError, CallerInput, InputKind, InputRequest, ToolExecutionInput, ToolRunContext,
+};
 use dsh_tools::{ContentBlock, ToolDefinition, tool};
 use dsh_tools_runtime::ToolRegistry;
 use dsh_tools_runtime::mcp::{
@@ -281,12 +286,57 @@ fn oauth(scenario: &str) -> McpOAuth {
     }
 }
 
+/// The host's answer to a server's questions, as a user who accepts everything would give it:
+/// every form is accepted with each field's default, and `true` for a yes/no field without one
+/// (the suite's MRTR scenario asks for a confirmation); nothing else is answered.
+struct Confirm;
+
+/// The content a form is accepted with.
+fn accepted(requested_schema: &Value) -> Value {
+    let mut content = serde_json::Map::new();
+    for (name, field) in requested_schema["properties"]
+        .as_object()
+        .into_iter()
+        .flatten()
+    {
+        match (field.get("default"), field["type"].as_str()) {
+            (Some(default), _) => {
+                content.insert(name.clone(), default.clone());
+            }
+            (None, Some("boolean")) => {
+                content.insert(name.clone(), Value::Bool(true));
+            }
+            _ => {}
+        }
+    }
+    json!({"action": "accept", "content": content})
+}
+
+impl CallerInput for Confirm {
+    fn can_answer(&self, kind: InputKind) -> bool {
+        kind == InputKind::Elicitation
+    }
+
+    fn ask(
+        &self,
+        _key: &str,
+        request: InputRequest,
+    ) -> BoxFuture<'static, Result<Value, AskError>> {
+        let answer = match request.kind {
+            InputKind::Elicitation => Ok(accepted(&request.params["requestedSchema"])),
+            other => Err(AskError::NotDeclared(other)),
+        };
+        Box::pin(std::future::ready(answer))
+    }
+}
+
 /// What the client does in a scenario (`MCP_CONFORMANCE_SCENARIO`): connect and import the
 /// server's tools, call the tool the scenario is about (in the `auth/*` scenarios: every tool),
 /// close.
 async fn client(url: &str) -> Result<(), String> {
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
     let registry = ToolRegistry::new();
+    registry.set_input_service(Arc::new(Confirm));
     let options = McpHttpOptions::new().oauth(oauth(&scenario));
     let connection = McpImport::new(&registry)
         .connect_http_with("server", url, &options)
@@ -296,6 +346,15 @@ async fn client(url: &str) -> Result<(), String> {
     let calls = match scenario.as_str() {
         "tools_call" => named("add_numbers", json!({"a": 5, "b": 3})),
         "sse-retry" => named("test_reconnection", json!({})),
+        "sep-2322-client-request-state" => [
+            "test_mrtr_echo_state",
+            "test_mrtr_no_state",
+            "test_mrtr_unrelated",
+            "test_mrtr_no_result_type",
+        ]
+        .into_iter()
+        .flat_map(|tool| named(tool, json!({})))
+        .collect(),
         "elicitation-sep1034-client-defaults" => {
             named("test_client_elicitation_defaults", json!({}))
         }

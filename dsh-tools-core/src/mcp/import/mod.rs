@@ -6,6 +6,7 @@ mod http;
 mod listen;
 mod names;
 mod oauth;
+mod rounds;
 mod sync;
 mod tap;
 mod token_file;
@@ -160,7 +161,7 @@ impl McpImport {
         options: &McpHttpOptions,
     ) -> Result<McpConnection, McpError> {
         let claim = self.claim(server_name)?;
-        let handler = ImportClient::default();
+        let handler = self.client();
         let (service, reauthorize) = http::start(&handler, server_name, url, options).await?;
         self.finish(
             claim,
@@ -192,6 +193,12 @@ impl McpImport {
             .await
     }
 
+    /// The client side of a new connection: the host's input service, as mounted now, answers
+    /// the server's questions.
+    fn client(&self) -> ImportClient {
+        ImportClient::answered_by(self.registry.host_state::<dsh_tools::exec::HostInput>())
+    }
+
     fn claim(&self, server_name: &str) -> Result<NameClaim, McpError> {
         if !is_valid_server_name(server_name) {
             return Err(McpError::InvalidServerName(server_name.to_owned()));
@@ -213,7 +220,7 @@ impl McpImport {
         T: IntoTransport<RoleClient, E, A>,
         E: std::error::Error + Send + Sync + 'static,
     {
-        let handler = ImportClient::default();
+        let handler = self.client();
         let service = handler
             .clone()
             .serve_with_lifecycle(transport, client::lifecycle())
@@ -243,6 +250,7 @@ impl McpImport {
         let ImportClient {
             list_changed,
             progress,
+            ..
         } = handler;
         // Negotiation: the server answers `server/discover` (2026-07-28) or, when it is older,
         // `initialize` with the offered version or an older one it speaks; a version this
