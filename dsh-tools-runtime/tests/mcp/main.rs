@@ -17,6 +17,7 @@ mod mcp_support;
 mod mcp_approval;
 mod mcp_ask;
 mod mcp_auth;
+mod mcp_headers;
 mod mcp_import;
 mod mcp_import_asks;
 mod mcp_names;

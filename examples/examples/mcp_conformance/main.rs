@@ -178,6 +178,31 @@ fn json_schema_2020_12_tool() -> ToolDefinition {
         .expect("a valid tool")
 }
 
+/// A tool whose `region` parameter a client mirrors into the `Mcp-Param-Region` header
+/// (SEP-2243, `x-mcp-header`): the server refuses a call whose header does not match.
+///
+/// `x-mcp-header` is outside the harness's parameter subset, so the schema is given raw (not
+/// validated by the harness: the tool reads what it needs itself).
+fn region_tool() -> ToolDefinition {
+    ToolDefinition::builder("test_region_header")
+        .description("Echoes the region its caller also sends as the Mcp-Param-Region header.")
+        .raw_parameters(json!({
+            "type": "object",
+            "properties": {
+                "region": {"type": "string", "x-mcp-header": "Region"},
+            },
+            "required": ["region"],
+        }))
+        .execute(|args, _ctx| async move {
+            match args["region"].as_str() {
+                Some(region) => Ok(json!({"region": region})),
+                None => Err(dsh_tools::ToolError::msg("region must be a string")),
+            }
+        })
+        .build()
+        .expect("a valid tool")
+}
+
 /// The served registry: the example coding tools and the suite's tools.
 fn registry() -> ToolRegistry {
     let registry = ToolRegistry::new();
@@ -202,7 +227,7 @@ fn registry() -> ToolRegistry {
     }
     for tool in image_tools()
         .into_iter()
-        .chain([json_schema_2020_12_tool()])
+        .chain([json_schema_2020_12_tool(), region_tool()])
     {
         registry.register(tool).expect("registered").keep();
     }
@@ -260,14 +285,37 @@ impl AuthorizationAgent for Headless {
     }
 }
 
+/// The scenario's context (`MCP_CONFORMANCE_CONTEXT`), or `null`.
+fn context() -> Value {
+    std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or_default()
+}
+
+/// Arguments for a tool the scenario only needs called: each required property with a plain
+/// value of its type.
+fn minimal_arguments(schema: &Value) -> Value {
+    let mut arguments = serde_json::Map::new();
+    for name in schema["required"].as_array().into_iter().flatten() {
+        let Some(name) = name.as_str() else { continue };
+        let value = match schema["properties"][name]["type"].as_str() {
+            Some("number" | "integer") => json!(0),
+            Some("boolean") => json!(false),
+            Some("object") => json!({}),
+            Some("array") => json!([]),
+            _ => json!("test"),
+        };
+        arguments.insert(name.to_owned(), value);
+    }
+    Value::Object(arguments)
+}
+
 /// OAuth as the scenario's context (`MCP_CONFORMANCE_CONTEXT`) configures it: the
 /// client-credentials grant in the client-credentials scenarios, a pre-registered client when
 /// it names one, else a Client ID Metadata Document or dynamic registration.
 fn oauth(scenario: &str) -> McpOAuth {
-    let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
-        .ok()
-        .and_then(|text| serde_json::from_str(&text).ok())
-        .unwrap_or_default();
+    let context = context();
     if let (true, Some(id), Some(secret)) = (
         scenario.starts_with("auth/client-credentials"),
         context["client_id"].as_str(),
@@ -358,10 +406,30 @@ async fn client(url: &str) -> Result<(), String> {
         "elicitation-sep1034-client-defaults" => {
             named("test_client_elicitation_defaults", json!({}))
         }
-        auth if auth.starts_with("auth/") => connection
+        // The calls the scenario's context lists (`toolCalls`), as they are.
+        "http-custom-headers" => context()["toolCalls"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .flat_map(|call| {
+                named(
+                    call["name"].as_str().unwrap_or_default(),
+                    call["arguments"].clone(),
+                )
+            })
+            .collect(),
+        every if every.starts_with("auth/") || every == "http-invalid-tool-headers" => connection
             .tools()
             .into_iter()
-            .map(|tool| (tool.public_name, json!({})))
+            .map(|tool| {
+                let schema = registry
+                    .get(&tool.public_name, None)
+                    .map(|def| def.parameters().clone());
+                (
+                    tool.public_name,
+                    minimal_arguments(&schema.unwrap_or_default()),
+                )
+            })
             .collect(),
         _ => Vec::new(),
     };

@@ -51,6 +51,11 @@ impl ServerHandler for RegistryHandler {
             .with_server_info((*self.info).clone())
     }
 
+    /// The called tool's listing, for the transport's `Mcp-Param-*` header check (SEP-2243).
+    fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {
+        super::headers::declaring_tool(self, name)
+    }
+
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
