@@ -18,6 +18,7 @@ mod mcp_approval;
 mod mcp_ask;
 mod mcp_auth;
 mod mcp_headers;
+mod mcp_hostile_peers;
 mod mcp_import;
 mod mcp_import_asks;
 mod mcp_names;

@@ -6,6 +6,7 @@ mod http;
 mod listen;
 mod names;
 mod oauth;
+mod redirects;
 mod rounds;
 mod sync;
 mod tap;

@@ -201,8 +201,35 @@ impl McpOAuth {
 
     /// Runs one authorization for `url`, seeded by the server's `WWW-Authenticate` challenge.
     /// The client-credentials grant asks for the configured scopes, else for those `held`
-    /// (by the token being replaced) and those the challenge names.
+    /// (by the token being replaced) and those the challenge names. A token that is not a
+    /// bearer token is refused and forgotten.
     pub(super) async fn authorize(
+        &self,
+        url: &str,
+        challenge: Option<&str>,
+        held: &[String],
+    ) -> Result<AuthorizationManager, AuthError> {
+        let manager = self.grant(url, challenge, held).await?;
+        let (_, token) = manager.get_credentials().await?;
+        let kind = token
+            .and_then(|token| serde_json::to_value(token).ok())
+            .map(|token| token["token_type"].clone());
+        match kind {
+            None => Ok(manager),
+            Some(serde_json::Value::String(kind)) if kind.eq_ignore_ascii_case("bearer") => {
+                Ok(manager)
+            }
+            Some(kind) => {
+                self.store.clear().await?;
+                Err(AuthError::InternalError(format!(
+                    "the token endpoint issued a token of type {kind}; this client sends bearer \
+                     tokens only"
+                )))
+            }
+        }
+    }
+
+    async fn grant(
         &self,
         url: &str,
         challenge: Option<&str>,
