@@ -21,6 +21,7 @@ mod mcp_headers;
 mod mcp_hostile_peers;
 mod mcp_import;
 mod mcp_import_asks;
+mod mcp_import_expiry;
 mod mcp_names;
 mod mcp_peers;
 mod mcp_protocol;
