@@ -1,18 +1,31 @@
 //! Our client answering a 2026-07-28 server's questions (multi round-trip requests, SEP-2322):
 //! a tool served by our own streamable-HTTP server asks its caller; the importing registry's
 //! input service answers each round and the call is retried with the answers and the state,
-//! and the tool's side effect happens once. A server that never stops asking is cut off.
+//! and the tool's side effect happens once. A server that never stops asking is cut off. Served
+//! on by a host that imported it, the questions reach that host's own MCP client.
 #![cfg(feature = "mcp")]
+#![allow(
+    deprecated,
+    reason = "sampling and roots: deprecated by SEP-2577 in later revisions, still asked here"
+)]
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+use crate::mcp_support;
 use dsh_tools::ToolDefinition;
 use dsh_tools::definition::BoxFuture;
 use dsh_tools::exec::{
     AskError, CallerInput, Elicited, InputKind, InputRequest, ToolExecutionInput, ToolRunContext,
 };
 use dsh_tools_runtime::ToolRegistry;
+use dsh_tools_runtime::mcp::rmcp::model::{
+    CallToolRequestParams, ClientCapabilities, ClientConfig, CreateMessageRequestParams,
+    CreateMessageResult, ElicitRequestParams, ElicitResult, ElicitationAction, Implementation,
+    ListRootsResult,
+};
+use dsh_tools_runtime::mcp::rmcp::service::{RequestContext, RoleClient};
+use dsh_tools_runtime::mcp::rmcp::{ClientHandler, ErrorData};
 use dsh_tools_runtime::mcp::{McpHttpServer, McpImport, McpServer};
 use serde_json::{Value, json};
 
@@ -226,4 +239,82 @@ async fn a_server_that_keeps_asking_is_cut_off_after_ten_rounds() {
     assert_eq!(host.asked(), expected);
     connection.close().await;
     server.shutdown().await;
+}
+
+/// An rmcp client that answers every kind of question: the name Bob, a model's line, one root.
+#[derive(Clone)]
+struct Answering;
+
+impl ClientHandler for Answering {
+    fn get_info(&self) -> ClientConfig {
+        let capabilities = json!({"elicitation": {"form": {}}, "sampling": {}, "roots": {}});
+        ClientConfig::new(
+            serde_json::from_value::<ClientCapabilities>(capabilities).unwrap(),
+            Implementation::new("outer", "1"),
+        )
+    }
+
+    async fn create_elicitation(
+        &self,
+        _request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        Ok(ElicitResult::new(ElicitationAction::Accept).with_content(json!({"name": "Bob"})))
+    }
+
+    async fn create_message(
+        &self,
+        _params: CreateMessageRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, ErrorData> {
+        Ok(serde_json::from_value(json!({
+            "role": "assistant",
+            "content": {"type": "text", "text": "a line"},
+            "model": "m",
+        }))
+        .unwrap())
+    }
+
+    async fn list_roots(
+        &self,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ListRootsResult, ErrorData> {
+        Ok(serde_json::from_value(json!({"roots": [{"uri": "file:///outer"}]})).unwrap())
+    }
+}
+
+#[tokio::test]
+async fn served_on_the_questions_reach_the_outer_client_round_by_round() {
+    // B serves `greet`; A imports it (declaring that its callers answer) and serves it on; an
+    // rmcp client of 2026-07-28 calls A.
+    let (served, greeted) = served();
+    let b = McpServer::new(&served)
+        .serve_http("127.0.0.1:0".parse().unwrap())
+        .await
+        .unwrap();
+    let a = ToolRegistry::new();
+    let kinds = [
+        InputKind::Elicitation,
+        InputKind::Sampling,
+        InputKind::Roots,
+    ];
+    let connection = McpImport::new(&a)
+        .declare_input(&kinds)
+        .connect_http("b", &b.url())
+        .await
+        .unwrap();
+    let client = mcp_support::connect_in_process(&a, Answering, false).await;
+    let result = client
+        .call_tool(CallToolRequestParams::new("mcp__b__greet"))
+        .await
+        .unwrap();
+    let text = serde_json::to_value(&result.content).unwrap()[0]["text"].clone();
+    assert_eq!(text, json!("Hello, Bob! a line (in file:///outer)"));
+    assert_eq!(
+        greeted.load(Ordering::SeqCst),
+        1,
+        "B's side effect happened once"
+    );
+    connection.close().await;
+    b.shutdown().await;
 }

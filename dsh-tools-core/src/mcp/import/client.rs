@@ -32,22 +32,29 @@ pub(crate) struct ImportClient {
     pub(crate) progress: ProgressRoutes,
     /// The host's input service when the connection started, if any.
     pub(crate) input: Option<HostInput>,
+    /// Kinds declared whatever the host's service answers (the calls' callers answer them).
+    pub(crate) declared: Vec<InputKind>,
 }
 
 impl ImportClient {
-    /// A handler whose questions the host's `input` service answers.
-    pub(crate) fn answered_by(input: Option<Arc<HostInput>>) -> Self {
+    /// A handler whose questions the host's `input` service answers, declaring those and the
+    /// `declared` kinds.
+    pub(crate) fn answered_by(input: Option<Arc<HostInput>>, declared: &[InputKind]) -> Self {
         Self {
             input: input.map(|input| (*input).clone()),
+            declared: declared.to_vec(),
             ..Self::default()
         }
     }
 
-    /// The capabilities declared: the kinds of question the input service answers (forms
-    /// only for elicitation).
+    /// The capabilities declared: the kinds of question the input service answers and the
+    /// declared ones (forms only for elicitation).
     fn capabilities(&self) -> ClientCapabilities {
         let mut declared = Map::new();
-        let answers = |kind| self.input.as_ref().is_some_and(|i| i.0.can_answer(kind));
+        let answers = |kind| {
+            self.declared.contains(&kind)
+                || self.input.as_ref().is_some_and(|i| i.0.can_answer(kind))
+        };
         if answers(InputKind::Elicitation) {
             declared.insert("elicitation".into(), serde_json::json!({"form": {}}));
         }

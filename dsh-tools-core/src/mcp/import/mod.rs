@@ -70,6 +70,7 @@ pub struct McpImport {
     scope: Option<Scope>,
     call_timeout: Duration,
     loading: Loading,
+    declared: Vec<dsh_tools::exec::InputKind>,
 }
 
 impl McpImport {
@@ -83,6 +84,7 @@ impl McpImport {
             scope: None,
             call_timeout: Self::DEFAULT_CALL_TIMEOUT,
             loading: Loading::Auto,
+            declared: Vec::new(),
         }
     }
 
@@ -99,6 +101,16 @@ impl McpImport {
     pub fn into_scope(mut self, scope: &Scope) -> Self {
         self.registry = scope.registry().clone();
         self.scope = Some(scope.clone());
+        self
+    }
+
+    /// Declares to the server that this client answers questions of `kinds` (elicitation,
+    /// sampling, roots), besides those the host's input service answers
+    /// ([`ToolRegistry::set_input_service`]) when the connection starts: for a host whose
+    /// calls' own callers answer them (a gateway serving the imported tools over MCP, whose
+    /// clients answer through input-required results).
+    pub fn declare_input(mut self, kinds: &[dsh_tools::exec::InputKind]) -> Self {
+        self.declared = kinds.to_vec();
         self
     }
 
@@ -197,7 +209,8 @@ impl McpImport {
     /// The client side of a new connection: the host's input service, as mounted now, answers
     /// the server's questions.
     fn client(&self) -> ImportClient {
-        ImportClient::answered_by(self.registry.host_state::<dsh_tools::exec::HostInput>())
+        let host = self.registry.host_state::<dsh_tools::exec::HostInput>();
+        ImportClient::answered_by(host, &self.declared)
     }
 
     fn claim(&self, server_name: &str) -> Result<NameClaim, McpError> {
