@@ -174,6 +174,7 @@ impl Pipeline {
     }
 
     /// The host state of type `T`, if provided.
+    #[cfg(feature = "mcp")]
     pub(crate) fn state<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
         self.dispatch.states().get::<T>()
     }

@@ -193,6 +193,7 @@ impl ToolRegistry {
     }
 
     /// The host state of type `T` ([`provide_state`](Self::provide_state)), if provided.
+    #[cfg(feature = "mcp")]
     pub(crate) fn host_state<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
         self.inner.pipeline.state::<T>()
     }

@@ -44,11 +44,14 @@ impl Answer {
     }
 }
 
+/// The requests a peer got: path and lower-cased headers.
+type Seen = Mutex<Vec<(String, HashMap<String, String>)>>;
+
 /// A loopback HTTP peer answering each path with its fixed answer (404 otherwise); it records
 /// the lower-cased headers of every request, in order, with its path.
 struct Peer {
     url: String,
-    seen: Arc<Mutex<Vec<(String, HashMap<String, String>)>>>,
+    seen: Arc<Seen>,
 }
 
 impl Peer {
@@ -93,7 +96,7 @@ impl Peer {
 async fn serve_one(
     stream: tokio::net::TcpStream,
     routes: &HashMap<String, Answer>,
-    log: &Mutex<Vec<(String, HashMap<String, String>)>>,
+    log: &Seen,
 ) -> std::io::Result<()> {
     let (read, mut write) = stream.into_split();
     let mut reader = BufReader::new(read);
