@@ -8,10 +8,13 @@
 #![cfg(feature = "mcp")]
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use dsh_tools_runtime::ToolRegistry;
-use dsh_tools_runtime::mcp::{McpHttpOptions, McpImport, McpOAuth};
+use dsh_tools_runtime::mcp::{
+    AgentFuture, AuthorizationAgent, McpHttpOptions, McpImport, McpOAuth,
+};
 use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _, BufReader};
 use tokio::net::TcpListener;
 
@@ -333,4 +336,50 @@ async fn token_responses_that_are_not_tokens_are_refused() {
         assert!(message.contains(why), "{why}: {message}");
         assert!(!message.contains("AT-x"), "{why}: {message}");
     }
+}
+
+/// A user who is never reached: counts the authorization URLs handed over.
+struct Unreached(Arc<AtomicUsize>);
+
+impl AuthorizationAgent for Unreached {
+    fn redirect_uri(&self) -> String {
+        "http://127.0.0.1:9/callback".to_owned()
+    }
+
+    fn authorize<'a>(&'a self, _authorization_url: &'a str) -> AgentFuture<'a> {
+        self.0.fetch_add(1, Ordering::SeqCst);
+        Box::pin(async { Err("not reached".to_owned()) })
+    }
+}
+
+#[tokio::test]
+async fn a_plain_http_authorization_endpoint_elsewhere_is_not_shown_to_the_user() {
+    let asm = ASM
+        .replace(
+            r#""authorization_endpoint": "{url}/authorize""#,
+            r#""authorization_endpoint": "http://auth.example/authorize""#,
+        )
+        .replace(r#"["client_credentials"]"#, r#"["authorization_code"]"#);
+    let peer = oauth_peer(PRM, &asm, Answer::status(500, &[])).await;
+    let visits = Arc::new(AtomicUsize::new(0));
+    let oauth = McpOAuth::new(Unreached(Arc::clone(&visits)))
+        .preregistered_client("me", Some(SECRET.to_owned()));
+    let message = refused(
+        &format!("{}/mcp", peer.url),
+        &McpHttpOptions::new().oauth(oauth),
+    )
+    .await;
+    assert!(
+        message.contains(
+            "the authorization endpoint http://auth.example/authorize is neither https nor on \
+             this machine"
+        ),
+        "{message}"
+    );
+    assert!(!message.contains(SECRET), "{message}");
+    assert_eq!(
+        visits.load(Ordering::SeqCst),
+        0,
+        "the user was not sent there"
+    );
 }
