@@ -109,6 +109,16 @@ impl McpImport {
     /// ([`ToolRegistry::set_input_service`]) when the connection starts: for a host whose
     /// calls' own callers answer them (a gateway serving the imported tools over MCP, whose
     /// clients answer through input-required results).
+    ///
+    /// ```
+    /// use dsh_tools::exec::InputKind;
+    /// use dsh_tools_runtime::ToolRegistry;
+    /// use dsh_tools_runtime::mcp::McpImport;
+    ///
+    /// let registry = ToolRegistry::new();
+    /// let import = McpImport::new(&registry).declare_input(&[InputKind::Elicitation]);
+    /// # drop(import);
+    /// ```
     pub fn declare_input(mut self, kinds: &[dsh_tools::exec::InputKind]) -> Self {
         self.declared = kinds.to_vec();
         self
