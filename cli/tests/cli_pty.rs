@@ -476,3 +476,36 @@ return r.content[0].text;
         "yes\n"
     );
 }
+
+/// The everything server's tool that asks the user a form (it is listed only to a client that
+/// declares elicitation: the CLI does, on a terminal).
+const ELICITATION: &str = "mcp__s1__trigger-elicitation-request";
+
+#[test]
+fn an_imported_tools_question_is_asked_on_the_terminal() {
+    let Some(everything) = everything_server() else {
+        return;
+    };
+    let scratch = Scratch::new();
+    let mut call = scratch.spawn(&["call", "--mcp", &everything, ELICITATION, "{}"]);
+    expect(
+        &mut call,
+        "the tool asks: Please provide inputs for the following fields:",
+    );
+    expect(&mut call, "answer? [y/N]");
+    answer(&mut call, "y");
+    // One line per field of the form (13): the name is typed, every other field keeps its
+    // default or stays empty (Enter).
+    for _ in 0..13 {
+        let prompt = expect(&mut call, ": ");
+        let line = if prompt.trim_end().ends_with("name (string)") {
+            "Ada"
+        } else {
+            ""
+        };
+        answer(&mut call, line);
+    }
+    expect(&mut call, "User provided the requested information");
+    expect(&mut call, "- Name: Ada");
+    assert_eq!(exit_status(call), 0);
+}

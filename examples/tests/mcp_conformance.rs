@@ -142,10 +142,7 @@ const SERVER_2026_07_28: &[(&str, Expect)] = &[
     ("input-required-result-validate-input", Pass),
     // Not scored for 2026-07-28.
     ("http-header-validation", Pass),
-    (
-        "http-custom-header-server-validation",
-        NotYet("x-mcp-header parameters: the server neither declares nor checks them"),
-    ),
+    ("http-custom-header-server-validation", Pass),
     (
         "json-schema-2020-12",
         NotYet(
@@ -225,10 +222,7 @@ const CLIENT_2025_11_25: &[(&str, Expect)] = &[
     ("initialize", Pass),
     ("tools_call", Pass),
     ("sse-retry", Pass),
-    (
-        "elicitation-sep1034-client-defaults",
-        NotApplicable("elicitation: the example client answers no questions of the server"),
-    ),
+    ("elicitation-sep1034-client-defaults", Pass),
 ];
 
 /// The client scenarios of 2026-07-28, beyond [`CLIENT_AUTH`].
@@ -237,21 +231,9 @@ const CLIENT_2026_07_28: &[(&str, Expect)] = &[
     ("request-metadata", Pass),
     ("http-standard-headers", Pass),
     ("json-schema-ref-no-deref", Pass),
-    (
-        "http-invalid-tool-headers",
-        Partly(
-            &["sep-2243-client-reject-invalid-tool"],
-            "the example client calls no tool in this scenario (x-mcp-header is not read)",
-        ),
-    ),
-    (
-        "http-custom-headers",
-        NotYet("x-mcp-header parameters: the client does not mirror them into headers"),
-    ),
-    (
-        "sep-2322-client-request-state",
-        NotYet("input-required results: the client does not answer them (MRTR)"),
-    ),
+    ("http-invalid-tool-headers", Pass),
+    ("http-custom-headers", Pass),
+    ("sep-2322-client-request-state", Pass),
     ("auth/authorization-server-migration", Pass),
     ("auth/resource-mismatch", Pass),
     ("auth/offline-access-scope", Pass),

@@ -199,6 +199,12 @@ impl ToolRegistry {
         self.provide_state(Arc::new(dsh_tools::exec::HostInput(service)));
     }
 
+    /// The host state of type `T` ([`provide_state`](Self::provide_state)), if provided.
+    #[cfg(feature = "mcp")]
+    pub(crate) fn host_state<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
+        self.inner.pipeline.state::<T>()
+    }
+
     /// Makes host state available to `State<T>` tool parameters.
     pub fn provide_state<T: Send + Sync + 'static>(&self, value: Arc<T>) {
         self.inner

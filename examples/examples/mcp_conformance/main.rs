@@ -26,7 +26,12 @@ mod tasks;
 
 use std::time::Duration;
 
-use dsh_tools::exec::{ToolExecutionInput, ToolRunContext};
+use std::sync::Arc;
+
+use dsh_tools::definition::BoxFuture;
+use dsh_tools::exec::{
+    AskError, CallerInput, InputKind, InputRequest, ToolExecutionInput, ToolRunContext,
+};
 use dsh_tools::{ContentBlock, ToolDefinition, tool};
 use dsh_tools_runtime::ToolRegistry;
 use dsh_tools_runtime::mcp::{
@@ -174,6 +179,31 @@ fn json_schema_2020_12_tool() -> ToolDefinition {
         .expect("a valid tool")
 }
 
+/// A tool whose `region` parameter a client mirrors into the `Mcp-Param-Region` header
+/// (SEP-2243, `x-mcp-header`): the server refuses a call whose header does not match.
+///
+/// `x-mcp-header` is outside the harness's parameter subset, so the schema is given raw (not
+/// validated by the harness: the tool reads what it needs itself).
+fn region_tool() -> ToolDefinition {
+    ToolDefinition::builder("test_region_header")
+        .description("Echoes the region its caller also sends as the Mcp-Param-Region header.")
+        .raw_parameters(json!({
+            "type": "object",
+            "properties": {
+                "region": {"type": "string", "x-mcp-header": "Region"},
+            },
+            "required": ["region"],
+        }))
+        .execute(|args, _ctx| async move {
+            match args["region"].as_str() {
+                Some(region) => Ok(json!({"region": region})),
+                None => Err(dsh_tools::ToolError::msg("region must be a string")),
+            }
+        })
+        .build()
+        .expect("a valid tool")
+}
+
 /// The served registry: the example coding tools and the suite's tools.
 fn registry() -> ToolRegistry {
     let registry = ToolRegistry::new();
@@ -199,7 +229,7 @@ fn registry() -> ToolRegistry {
     }
     for tool in image_tools()
         .into_iter()
-        .chain([json_schema_2020_12_tool()])
+        .chain([json_schema_2020_12_tool(), region_tool()])
     {
         registry.register(tool).expect("registered").keep();
     }
@@ -258,14 +288,37 @@ impl AuthorizationAgent for Headless {
     }
 }
 
+/// The scenario's context (`MCP_CONFORMANCE_CONTEXT`), or `null`.
+fn context() -> Value {
+    std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or_default()
+}
+
+/// Arguments for a tool the scenario only needs called: each required property with a plain
+/// value of its type.
+fn minimal_arguments(schema: &Value) -> Value {
+    let mut arguments = serde_json::Map::new();
+    for name in schema["required"].as_array().into_iter().flatten() {
+        let Some(name) = name.as_str() else { continue };
+        let value = match schema["properties"][name]["type"].as_str() {
+            Some("number" | "integer") => json!(0),
+            Some("boolean") => json!(false),
+            Some("object") => json!({}),
+            Some("array") => json!([]),
+            _ => json!("test"),
+        };
+        arguments.insert(name.to_owned(), value);
+    }
+    Value::Object(arguments)
+}
+
 /// OAuth as the scenario's context (`MCP_CONFORMANCE_CONTEXT`) configures it: the
 /// client-credentials grant in the client-credentials scenarios, a pre-registered client when
 /// it names one, else a Client ID Metadata Document or dynamic registration.
 fn oauth(scenario: &str) -> McpOAuth {
-    let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
-        .ok()
-        .and_then(|text| serde_json::from_str(&text).ok())
-        .unwrap_or_default();
+    let context = context();
     if let (true, Some(id), Some(secret)) = (
         scenario.starts_with("auth/client-credentials"),
         context["client_id"].as_str(),
@@ -284,12 +337,57 @@ fn oauth(scenario: &str) -> McpOAuth {
     }
 }
 
+/// The host's answer to a server's questions, as a user who accepts everything would give it:
+/// every form is accepted with each field's default, and `true` for a yes/no field without one
+/// (the suite's MRTR scenario asks for a confirmation); nothing else is answered.
+struct Confirm;
+
+/// The content a form is accepted with.
+fn accepted(requested_schema: &Value) -> Value {
+    let mut content = serde_json::Map::new();
+    for (name, field) in requested_schema["properties"]
+        .as_object()
+        .into_iter()
+        .flatten()
+    {
+        match (field.get("default"), field["type"].as_str()) {
+            (Some(default), _) => {
+                content.insert(name.clone(), default.clone());
+            }
+            (None, Some("boolean")) => {
+                content.insert(name.clone(), Value::Bool(true));
+            }
+            _ => {}
+        }
+    }
+    json!({"action": "accept", "content": content})
+}
+
+impl CallerInput for Confirm {
+    fn can_answer(&self, kind: InputKind) -> bool {
+        kind == InputKind::Elicitation
+    }
+
+    fn ask(
+        &self,
+        _key: &str,
+        request: InputRequest,
+    ) -> BoxFuture<'static, Result<Value, AskError>> {
+        let answer = match request.kind {
+            InputKind::Elicitation => Ok(accepted(&request.params["requestedSchema"])),
+            other => Err(AskError::NotDeclared(other)),
+        };
+        Box::pin(std::future::ready(answer))
+    }
+}
+
 /// What the client does in a scenario (`MCP_CONFORMANCE_SCENARIO`): connect and import the
 /// server's tools, call the tool the scenario is about (in the `auth/*` scenarios: every tool),
 /// close.
 async fn client(url: &str) -> Result<(), String> {
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
     let registry = ToolRegistry::new();
+    registry.set_input_service(Arc::new(Confirm));
     let options = McpHttpOptions::new().oauth(oauth(&scenario));
     let connection = McpImport::new(&registry)
         .connect_http_with("server", url, &options)
@@ -299,13 +397,42 @@ async fn client(url: &str) -> Result<(), String> {
     let calls = match scenario.as_str() {
         "tools_call" => named("add_numbers", json!({"a": 5, "b": 3})),
         "sse-retry" => named("test_reconnection", json!({})),
+        "sep-2322-client-request-state" => [
+            "test_mrtr_echo_state",
+            "test_mrtr_no_state",
+            "test_mrtr_unrelated",
+            "test_mrtr_no_result_type",
+        ]
+        .into_iter()
+        .flat_map(|tool| named(tool, json!({})))
+        .collect(),
         "elicitation-sep1034-client-defaults" => {
             named("test_client_elicitation_defaults", json!({}))
         }
-        auth if auth.starts_with("auth/") => connection
+        // The calls the scenario's context lists (`toolCalls`), as they are.
+        "http-custom-headers" => context()["toolCalls"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .flat_map(|call| {
+                named(
+                    call["name"].as_str().unwrap_or_default(),
+                    call["arguments"].clone(),
+                )
+            })
+            .collect(),
+        every if every.starts_with("auth/") || every == "http-invalid-tool-headers" => connection
             .tools()
             .into_iter()
-            .map(|tool| (tool.public_name, json!({})))
+            .map(|tool| {
+                let schema = registry
+                    .get(&tool.public_name, None)
+                    .map(|def| def.parameters().clone());
+                (
+                    tool.public_name,
+                    minimal_arguments(&schema.unwrap_or_default()),
+                )
+            })
             .collect(),
         _ => Vec::new(),
     };

@@ -10,6 +10,11 @@
 //   short  — like full, but tokens live 1 s (the expiry test)
 //   poster — like full, authenticating with client_secret_post (rmcp's client-credentials
 //            grant sends the secret in the body; cli/tests/cli_mcp_remote.rs)
+//   coder  — the authorization-code flow (redirect URI http://127.0.0.1:9/callback) with
+//            refresh tokens; access tokens live 1 s (the refresh test). The user is `user` and
+//            consents at once: GET /interaction/:uid finishes each interaction (login, then
+//            consent to every scope asked) and redirects on, so an agent that follows
+//            redirects with their cookies gets the code.
 // Test-only routes beside the provider's own:
 //   POST /test/sign {header, claims} → {token}: a JWS over these exact claims with the
 //     provider's own signing key (RS256) — or, for header.alg "none", unsigned, and for
@@ -45,7 +50,16 @@ const provider = new Provider(issuer, {
     client('reader', 'tools:read'),
     client('short', SCOPES),
     { ...client('poster', SCOPES), token_endpoint_auth_method: 'client_secret_post' },
+    {
+      ...client('coder', SCOPES),
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      redirect_uris: ['http://127.0.0.1:9/callback'],
+    },
   ],
+  findAccount: (_ctx, sub) => ({ accountId: sub, claims: () => ({ sub }) }),
+  interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
+  issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
   jwks: { keys: [signingJwk] },
   scopes: ['tools:read', 'tools:write'],
   features: {
@@ -58,13 +72,16 @@ const provider = new Provider(issuer, {
         scope: SCOPES,
         audience: resource,
         accessTokenFormat: 'jwt',
-        accessTokenTTL: client.clientId === 'short' ? 1 : 600,
+        accessTokenTTL: ['short', 'coder'].includes(client.clientId) ? 1 : 600,
         jwt: { sign: { alg: 'RS256' } },
       }),
     },
   },
   ttl: {
     ClientCredentials: (_ctx, token) => token.resourceServer?.accessTokenTTL ?? 600,
+    Interaction: 600,
+    Session: 600,
+    Grant: 600,
   },
 });
 
@@ -75,6 +92,25 @@ provider.use(async (ctx, next) => {
   if (ctx.method === 'GET' && ctx.path === '/jwks') jwksFetches += 1;
   if (ctx.method === 'GET' && ctx.path === '/test/stats') {
     ctx.body = { jwks_fetches: jwksFetches };
+    return;
+  }
+  if (ctx.method === 'GET' && ctx.path.startsWith('/interaction/')) {
+    const details = await provider.interactionDetails(ctx.req, ctx.res);
+    let result = { login: { accountId: 'user' } };
+    if (details.prompt.name === 'consent') {
+      const grant = details.grantId
+        ? await provider.Grant.find(details.grantId)
+        : new provider.Grant({ accountId: details.session.accountId, clientId: details.params.client_id });
+      const { missingOIDCScope, missingResourceScopes } = details.prompt.details;
+      if (missingOIDCScope) grant.addOIDCScope(missingOIDCScope.join(' '));
+      for (const [resource, scopes] of Object.entries(missingResourceScopes ?? {})) {
+        grant.addResourceScope(resource, scopes.join(' '));
+      }
+      result = { consent: { grantId: await grant.save() } };
+    }
+    const returnTo = await provider.interactionResult(ctx.req, ctx.res, result, { mergeWithLastSubmission: true });
+    ctx.status = 303;
+    ctx.redirect(returnTo);
     return;
   }
   if (ctx.method === 'POST' && ctx.path === '/test/sign') {
@@ -96,5 +132,8 @@ provider.use(async (ctx, next) => {
 
 server.on('request', provider.callback());
 process.stdout.write(`${JSON.stringify({ issuer })}\n`);
+// The tests read the first line only and close the pipe: later output (the provider's notices on
+// the interaction flows) must not end the process.
+process.stdout.on('error', () => {});
 process.stdin.resume();
 process.stdin.on('end', () => process.exit(0));

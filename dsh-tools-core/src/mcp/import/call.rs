@@ -7,12 +7,14 @@ use std::time::Duration;
 use dsh_tools::exec::ToolRunContext;
 use dsh_tools::{ErrorInfo, ToolError};
 use rmcp::model::{
-    CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientRequest, ServerResult,
+    CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientRequest,
+    InputRequiredResult, ServerResult,
 };
 use rmcp::service::{Peer, PeerRequestOptions, RoleClient, ServiceError};
 use serde_json::{Map, Value};
 
 use super::http::Reauthorize;
+use super::rounds::{self, MAX_ROUNDS, Retry};
 use crate::mcp::progress::ProgressRoutes;
 
 /// What a call needs to reach its server.
@@ -25,6 +27,14 @@ pub(crate) struct CallLink {
     pub(crate) progress: ProgressRoutes,
     /// OAuth connections: how to authorize again when the server refuses a call.
     pub(crate) reauthorize: Option<Arc<Reauthorize>>,
+}
+
+/// What one `tools/call` request got back.
+enum Reply {
+    /// The call's result object.
+    Complete(Value),
+    /// Questions to answer (or a state to echo) before the call is sent again (SEP-2322).
+    InputRequired(InputRequiredResult),
 }
 
 /// Why one attempt of a call failed.
@@ -49,17 +59,44 @@ impl CallLink {
     /// the call fails as `ABORTED`; when the timeout passes first, likewise with a timeout
     /// message. The server's `notifications/progress` for the request reach the calling
     /// context's progress observer. A call the server refuses for authorization on an OAuth
-    /// connection is authorized again (step-up) and retried, up to the OAuth limit.
+    /// connection is authorized again (step-up) and retried, up to the OAuth limit. An
+    /// input-required result is answered through `ctx`'s input channel and the call sent again
+    /// with the answers and the state, up to [`MAX_ROUNDS`] rounds.
     pub(crate) async fn call(
         &self,
         raw: &str,
         arguments: Map<String, Value>,
         ctx: &ToolRunContext,
     ) -> Result<Value, ToolError> {
+        let mut retry = Retry::default();
+        let mut state_only = 0;
+        for round in 1..=MAX_ROUNDS {
+            match self.authorized(raw, &arguments, &retry, ctx).await? {
+                Reply::Complete(value) => return Ok(value),
+                Reply::InputRequired(result) => {
+                    let call = (self.server.as_str(), raw);
+                    retry = rounds::answer(ctx, call, round, result, &mut state_only).await?;
+                }
+            }
+        }
+        Err(ToolError::msg(format!(
+            "mcp-client({}): tools/call \"{raw}\" still asked for input after {MAX_ROUNDS} rounds",
+            self.server
+        )))
+    }
+
+    /// One request of the call, authorized again and resent when the server refuses it.
+    async fn authorized(
+        &self,
+        raw: &str,
+        arguments: &Map<String, Value>,
+        retry: &Retry,
+        ctx: &ToolRunContext,
+    ) -> Result<Reply, ToolError> {
         let mut authorizations = 0;
         loop {
-            match self.attempt(raw, arguments.clone(), ctx).await {
-                Ok(value) => return Ok(value),
+            match self.attempt(raw, arguments.clone(), retry, ctx).await {
+                Ok(reply) => return Ok(reply),
                 Err(Attempt::Failed(error)) => return Err(error),
                 Err(Attempt::Refused(challenge, error)) => {
                     if !self.reauthorize(&challenge, &mut authorizations).await? {
@@ -99,11 +136,13 @@ impl CallLink {
         &self,
         raw: &str,
         arguments: Map<String, Value>,
+        retry: &Retry,
         ctx: &ToolRunContext,
-    ) -> Result<Value, Attempt> {
+    ) -> Result<Reply, Attempt> {
         let cancel = ctx.cancellation();
-        #[allow(unused_mut, reason = "the trace context is the `otel` feature's")]
         let mut params = CallToolRequestParams::new(raw.to_owned()).with_arguments(arguments);
+        params.input_responses.clone_from(&retry.input_responses);
+        params.request_state.clone_from(&retry.request_state);
         // The calling span's trace context travels in `_meta` (SEP-414).
         #[cfg(feature = "otel")]
         {
@@ -157,8 +196,9 @@ impl CallLink {
         }
     }
 
-    fn result(&self, raw: &str, response: ServerResult) -> Result<Value, ToolError> {
+    fn result(&self, raw: &str, response: ServerResult) -> Result<Reply, ToolError> {
         let value = match response {
+            ServerResult::InputRequiredResult(result) => return Ok(Reply::InputRequired(result)),
             ServerResult::CallToolResult(result) => serde_json::to_value(result),
             ServerResult::CustomResult(custom) => Ok(custom.0),
             ServerResult::EmptyResult(_) => Ok(Value::Object(Map::new())),
@@ -168,7 +208,7 @@ impl CallLink {
                 )));
             }
         };
-        value.map_err(|e| {
+        value.map(Reply::Complete).map_err(|e| {
             ToolError::msg(format!(
                 "Tool \"{raw}\" returned an invalid MCP result: {e}"
             ))
@@ -189,6 +229,6 @@ impl CallLink {
 }
 
 /// The registry's `ABORTED` failure: the caller cancelled while the server was working.
-fn aborted() -> ToolError {
+pub(super) fn aborted() -> ToolError {
     ToolError::with_info("tool call aborted", ErrorInfo::new("AbortError", "ABORTED"))
 }

@@ -1,23 +1,94 @@
 //! The client side of an import connection: asks for a re-sync when the server's tool list
-//! changes.
+//! changes, and passes an older server's questions to the host's input service.
+#![allow(
+    deprecated,
+    reason = "sampling and roots: deprecated by SEP-2577 in later revisions, asked by older servers"
+)]
 
 use std::sync::Arc;
 
-use rmcp::ClientHandler;
-use rmcp::model::ProgressNotificationParam;
-use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, ProtocolVersion};
-use rmcp::service::{ClientLifecycleMode, NotificationContext, RoleClient};
+use dsh_tools::exec::{HostInput, InputKind, InputRequest};
+use rmcp::model::{
+    ClientCapabilities, ClientConfig, CreateMessageRequestParams, CreateMessageResult,
+    ElicitRequestParams, ElicitResult, Implementation, ListRootsResult, ProgressNotificationParam,
+    ProtocolVersion,
+};
+use rmcp::service::{ClientLifecycleMode, NotificationContext, RequestContext, RoleClient};
+use rmcp::{ClientHandler, ErrorData};
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
 
 use crate::mcp::progress::ProgressRoutes;
 use tokio::sync::Notify;
 
-/// Our `ClientHandler`: no sampling, roots or elicitation; `tools/list_changed` wakes the
-/// re-sync worker (several notifications before it runs coalesce into one re-sync).
+/// Our `ClientHandler`: it declares the questions (elicitation, sampling, roots) the host's
+/// input service answers and passes an older server's requests for them to it;
+/// `tools/list_changed` wakes the re-sync worker (several notifications before it runs
+/// coalesce into one re-sync).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct ImportClient {
     pub(crate) list_changed: Arc<Notify>,
     /// Calls waiting for `notifications/progress`.
     pub(crate) progress: ProgressRoutes,
+    /// The host's input service when the connection started, if any.
+    pub(crate) input: Option<HostInput>,
+    /// Kinds declared whatever the host's service answers (the calls' callers answer them).
+    pub(crate) declared: Vec<InputKind>,
+}
+
+impl ImportClient {
+    /// A handler whose questions the host's `input` service answers, declaring those and the
+    /// `declared` kinds.
+    pub(crate) fn answered_by(input: Option<Arc<HostInput>>, declared: &[InputKind]) -> Self {
+        Self {
+            input: input.map(|input| (*input).clone()),
+            declared: declared.to_vec(),
+            ..Self::default()
+        }
+    }
+
+    /// The capabilities declared: the kinds of question the input service answers and the
+    /// declared ones (forms only for elicitation).
+    fn capabilities(&self) -> ClientCapabilities {
+        let mut declared = Map::new();
+        let answers = |kind| {
+            self.declared.contains(&kind)
+                || self.input.as_ref().is_some_and(|i| i.0.can_answer(kind))
+        };
+        if answers(InputKind::Elicitation) {
+            declared.insert("elicitation".into(), serde_json::json!({"form": {}}));
+        }
+        for kind in [InputKind::Sampling, InputKind::Roots] {
+            if answers(kind) {
+                declared.insert(kind.capability().into(), Value::Object(Map::new()));
+            }
+        }
+        serde_json::from_value(Value::Object(declared)).unwrap_or_default()
+    }
+
+    /// An older server's request (a server-to-client request during a call), answered by the
+    /// input service.
+    async fn answer<T: DeserializeOwned>(
+        &self,
+        kind: InputKind,
+        id: String,
+        params: Value,
+    ) -> Result<T, ErrorData> {
+        let Some(input) = &self.input else {
+            return Err(ErrorData::new(
+                rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+                kind.method(),
+                None,
+            ));
+        };
+        let answer = input
+            .0
+            .ask(&id, InputRequest { kind, params })
+            .await
+            .map_err(|e| ErrorData::invalid_request(e.to_string(), None))?;
+        serde_json::from_value(answer)
+            .map_err(|e| ErrorData::internal_error(format!("the answer is malformed: {e}"), None))
+    }
 }
 
 impl ClientHandler for ImportClient {
@@ -33,9 +104,38 @@ impl ClientHandler for ImportClient {
         self.progress.deliver(&params);
     }
 
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        let params = serde_json::to_value(request).unwrap_or_default();
+        self.answer(InputKind::Elicitation, context.id.to_string(), params)
+            .await
+    }
+
+    async fn create_message(
+        &self,
+        request: CreateMessageRequestParams,
+        context: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, ErrorData> {
+        let params = serde_json::to_value(request).unwrap_or_default();
+        self.answer(InputKind::Sampling, context.id.to_string(), params)
+            .await
+    }
+
+    async fn list_roots(
+        &self,
+        context: RequestContext<RoleClient>,
+    ) -> Result<ListRootsResult, ErrorData> {
+        let params = Value::Object(Map::new());
+        self.answer(InputKind::Roots, context.id.to_string(), params)
+            .await
+    }
+
     fn get_info(&self) -> ClientConfig {
         ClientConfig::new(
-            ClientCapabilities::default(),
+            self.capabilities(),
             Implementation::new("dsh-tools", env!("CARGO_PKG_VERSION")),
         )
         .with_protocol_version(OFFERED_VERSION)

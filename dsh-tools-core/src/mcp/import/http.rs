@@ -17,6 +17,7 @@ use rmcp::transport::streamable_http_client::{
 
 use super::client::{self, ImportClient};
 use super::oauth::{self, McpOAuth, OAuthHttp};
+use super::redirects;
 use crate::mcp::McpError;
 
 /// How an HTTP import reaches its server: headers sent with every request (e.g. an API key)
@@ -141,12 +142,17 @@ pub(super) async fn start(
 > {
     let config = StreamableHttpClientTransportConfig::with_uri(url.to_owned())
         .custom_headers(options.headers.clone());
-    let connect_error = |message: String| McpError::Connect {
+    let (http, refusal) = redirects::client(url).map_err(|message| McpError::Connect {
         server: server_name.to_owned(),
         message,
+    })?;
+    // A refused redirect says so; the transport's own error does not.
+    let connect_error = |message: String| McpError::Connect {
+        server: server_name.to_owned(),
+        message: refusal.take().unwrap_or(message),
     };
     let Some(oauth) = &options.oauth else {
-        let service = serve(handler, reqwest::Client::default(), &config).await;
+        let service = serve(handler, http, &config).await;
         return Ok((service.map_err(|e| connect_error(e.to_string()))?, None));
     };
     let auth_error = |e: AuthError| McpError::Authorization {
@@ -156,7 +162,7 @@ pub(super) async fn start(
     let mut manager = oauth.stored(url).await.map_err(auth_error)?;
     let mut authorizations = 0;
     loop {
-        let client = AuthClient::new(reqwest::Client::default(), manager);
+        let client = AuthClient::new(http.clone(), manager);
         let error = match serve(handler, client.clone(), &config).await {
             Ok(service) => {
                 let oauth = oauth.clone();

@@ -6,6 +6,8 @@ mod http;
 mod listen;
 mod names;
 mod oauth;
+mod redirects;
+mod rounds;
 mod sync;
 mod tap;
 mod token_file;
@@ -68,6 +70,7 @@ pub struct McpImport {
     scope: Option<Scope>,
     call_timeout: Duration,
     loading: Loading,
+    declared: Vec<dsh_tools::exec::InputKind>,
 }
 
 impl McpImport {
@@ -81,6 +84,7 @@ impl McpImport {
             scope: None,
             call_timeout: Self::DEFAULT_CALL_TIMEOUT,
             loading: Loading::Auto,
+            declared: Vec::new(),
         }
     }
 
@@ -97,6 +101,26 @@ impl McpImport {
     pub fn into_scope(mut self, scope: &Scope) -> Self {
         self.registry = scope.registry().clone();
         self.scope = Some(scope.clone());
+        self
+    }
+
+    /// Declares to the server that this client answers questions of `kinds` (elicitation,
+    /// sampling, roots), besides those the host's input service answers
+    /// ([`ToolRegistry::set_input_service`]) when the connection starts: for a host whose
+    /// calls' own callers answer them (a gateway serving the imported tools over MCP, whose
+    /// clients answer through input-required results).
+    ///
+    /// ```
+    /// use dsh_tools::exec::InputKind;
+    /// use dsh_tools_runtime::ToolRegistry;
+    /// use dsh_tools_runtime::mcp::McpImport;
+    ///
+    /// let registry = ToolRegistry::new();
+    /// let import = McpImport::new(&registry).declare_input(&[InputKind::Elicitation]);
+    /// # drop(import);
+    /// ```
+    pub fn declare_input(mut self, kinds: &[dsh_tools::exec::InputKind]) -> Self {
+        self.declared = kinds.to_vec();
         self
     }
 
@@ -160,7 +184,7 @@ impl McpImport {
         options: &McpHttpOptions,
     ) -> Result<McpConnection, McpError> {
         let claim = self.claim(server_name)?;
-        let handler = ImportClient::default();
+        let handler = self.client();
         let (service, reauthorize) = http::start(&handler, server_name, url, options).await?;
         self.finish(
             claim,
@@ -192,6 +216,13 @@ impl McpImport {
             .await
     }
 
+    /// The client side of a new connection: the host's input service, as mounted now, answers
+    /// the server's questions.
+    fn client(&self) -> ImportClient {
+        let host = self.registry.host_state::<dsh_tools::exec::HostInput>();
+        ImportClient::answered_by(host, &self.declared)
+    }
+
     fn claim(&self, server_name: &str) -> Result<NameClaim, McpError> {
         if !is_valid_server_name(server_name) {
             return Err(McpError::InvalidServerName(server_name.to_owned()));
@@ -213,7 +244,7 @@ impl McpImport {
         T: IntoTransport<RoleClient, E, A>,
         E: std::error::Error + Send + Sync + 'static,
     {
-        let handler = ImportClient::default();
+        let handler = self.client();
         let service = handler
             .clone()
             .serve_with_lifecycle(transport, client::lifecycle())
@@ -243,6 +274,7 @@ impl McpImport {
         let ImportClient {
             list_changed,
             progress,
+            ..
         } = handler;
         // Negotiation: the server answers `server/discover` (2026-07-28) or, when it is older,
         // `initialize` with the offered version or an older one it speaks; a version this

@@ -201,8 +201,35 @@ impl McpOAuth {
 
     /// Runs one authorization for `url`, seeded by the server's `WWW-Authenticate` challenge.
     /// The client-credentials grant asks for the configured scopes, else for those `held`
-    /// (by the token being replaced) and those the challenge names.
+    /// (by the token being replaced) and those the challenge names. A token that is not a
+    /// bearer token is refused and forgotten.
     pub(super) async fn authorize(
+        &self,
+        url: &str,
+        challenge: Option<&str>,
+        held: &[String],
+    ) -> Result<AuthorizationManager, AuthError> {
+        let manager = self.grant(url, challenge, held).await?;
+        let (_, token) = manager.get_credentials().await?;
+        let kind = token
+            .and_then(|token| serde_json::to_value(token).ok())
+            .map(|token| token["token_type"].clone());
+        match kind {
+            None => Ok(manager),
+            Some(serde_json::Value::String(kind)) if kind.eq_ignore_ascii_case("bearer") => {
+                Ok(manager)
+            }
+            Some(kind) => {
+                self.store.clear().await?;
+                Err(AuthError::InternalError(format!(
+                    "the token endpoint issued a token of type {kind}; this client sends bearer \
+                     tokens only"
+                )))
+            }
+        }
+    }
+
+    async fn grant(
         &self,
         url: &str,
         challenge: Option<&str>,
@@ -261,15 +288,40 @@ impl McpOAuth {
     }
 }
 
-/// Has `agent` take the user through `authorization_url`; the redirect URL.
+/// Has `agent` take the user through `authorization_url`; the redirect URL. An authorization
+/// endpoint reached over plain HTTP on another machine is refused before the user sees it.
 pub(super) async fn visit(
     agent: &dyn AuthorizationAgent,
     authorization_url: &str,
 ) -> Result<String, AuthError> {
+    secure(authorization_url)?;
     agent
         .authorize(authorization_url)
         .await
         .map_err(AuthError::InternalError)
+}
+
+/// Refuses an authorization URL that is neither `https` nor `http` on a loopback host; the
+/// error names the endpoint (scheme, host, path: the query holds the request's state).
+fn secure(authorization_url: &str) -> Result<(), AuthError> {
+    let url = reqwest::Url::parse(authorization_url).map_err(|e| {
+        AuthError::InternalError(format!("the authorization URL is not a URL: {e}"))
+    })?;
+    let host = url.host_str().unwrap_or_default();
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    let loopback = bare
+        .parse::<std::net::IpAddr>()
+        .map_or(bare == "localhost" || bare.ends_with(".localhost"), |ip| {
+            ip.is_loopback()
+        });
+    if url.scheme() == "https" || (url.scheme() == "http" && loopback) {
+        return Ok(());
+    }
+    Err(AuthError::InternalError(format!(
+        "the authorization endpoint {}://{host}{} is neither https nor on this machine",
+        url.scheme(),
+        url.path()
+    )))
 }
 
 /// A shared store handed to each manager (rmcp takes stores by value).

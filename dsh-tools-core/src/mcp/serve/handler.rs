@@ -141,6 +141,11 @@ impl ServerHandler for RegistryHandler {
         self.served_tasks()?.cancel(&request.task_id).await
     }
 
+    /// The called tool's listing, for the transport's `Mcp-Param-*` header check (SEP-2243).
+    fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {
+        super::headers::declaring_tool(self, name)
+    }
+
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,

@@ -6,6 +6,7 @@ mod auth;
 mod first;
 mod gate;
 mod handler;
+mod headers;
 mod http;
 mod limits;
 mod requests;
