@@ -160,7 +160,7 @@ pub enum Command {
     /// Type programs (each ending at a line holding only `.`) and see their output, again.
     Repl(ReplArgs),
     /// The MCP bridge: serve the example tools as an MCP server.
-    Mcp(McpArgs),
+    Mcp(Box<McpArgs>),
     /// Run the tool calls of a provider response; print the messages to send back.
     Turn(TurnArgs),
 }
@@ -181,7 +181,7 @@ impl Command {
             Self::Resume(args) => resume_cmd::run(args),
             Self::Runs(args) => runs_cmd::run(args),
             Self::Repl(args) => repl_cmd::run(args),
-            Self::Mcp(args) => mcp_cmd::run(args),
+            Self::Mcp(args) => mcp_cmd::run(*args),
             Self::Turn(args) => turn_cmd::run(args),
         }
     }
