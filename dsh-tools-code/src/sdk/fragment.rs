@@ -80,7 +80,7 @@ impl Fragment {
         types.reset();
         let comments = SingleThreadedComments::default();
         let mut builder = AstBuilder::for_fragment(&comments);
-        let (args, output) = members(&mut builder, types, tool);
+        let (args, output) = members(&mut builder, types, tool.clone());
         let mut decls: Vec<ModuleItem> = Vec::new();
         while let Some((name, ty)) = builder.deferred_decl(types, decls.len()) {
             decls.push(alias(&name, ty));

@@ -56,17 +56,9 @@ pub(crate) const APPROVAL_MARK: &str = "(may ask for approval)";
 /// assert_eq!((tool.name.as_str(), tool.output.clone()), ("echo", json!({"type": "string"})));
 /// ```
 pub fn sdk_tool_from(def: &ToolDefinition) -> SdkTool {
-    // A tool that asks (declared, or destructive: what `DeclaredOrDestructive` and the CLI ask
-    // about) says so in its doc line; the instructions say what a refusal looks like.
-    let asks = def.requires_approval() || def.annotations().destructive_hint == Some(true);
-    let description = match (asks, def.description().is_empty()) {
-        (false, _) => def.description().to_owned(),
-        (true, true) => APPROVAL_MARK.to_owned(),
-        (true, false) => format!("{} {APPROVAL_MARK}", def.description()),
-    };
     SdkTool {
         name: def.name().to_owned(),
-        description,
+        description: sdk_description(def).into_owned(),
         parameters: def.parameters().clone(),
         output: def.output_schema().clone(),
     }
@@ -206,10 +198,10 @@ fn texts<'a>(members: &'a [(usize, MemberPiece)], quoted: &'a [String]) -> Vec<M
 }
 
 /// The parts of one tool the SDK reads, borrowed from an [`SdkTool`] or a [`ToolDefinition`].
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(crate) struct ToolView<'a> {
     pub(crate) name: &'a str,
-    pub(crate) description: &'a str,
+    pub(crate) description: std::borrow::Cow<'a, str>,
     pub(crate) parameters: &'a Value,
     pub(crate) output: &'a Value,
 }
@@ -218,10 +210,22 @@ impl<'a> From<&'a SdkTool> for ToolView<'a> {
     fn from(tool: &'a SdkTool) -> Self {
         ToolView {
             name: &tool.name,
-            description: &tool.description,
+            description: std::borrow::Cow::Borrowed(&tool.description),
             parameters: &tool.parameters,
             output: &tool.output,
         }
+    }
+}
+
+/// The doc line of `def` in an SDK: its description, and for a tool that asks (declared, or
+/// destructive: what `DeclaredOrDestructive` and the CLI ask about) [`APPROVAL_MARK`]; the
+/// instructions say what a refusal looks like.
+fn sdk_description(def: &ToolDefinition) -> std::borrow::Cow<'_, str> {
+    let asks = def.requires_approval() || def.annotations().destructive_hint == Some(true);
+    match (asks, def.description().is_empty()) {
+        (false, _) => def.description().into(),
+        (true, true) => APPROVAL_MARK.into(),
+        (true, false) => format!("{} {APPROVAL_MARK}", def.description()).into(),
     }
 }
 
@@ -229,7 +233,7 @@ impl<'a> From<&'a ToolDefinition> for ToolView<'a> {
     fn from(def: &'a ToolDefinition) -> Self {
         ToolView {
             name: def.name(),
-            description: def.description(),
+            description: sdk_description(def),
             parameters: def.parameters(),
             output: def.output_schema(),
         }
@@ -248,7 +252,7 @@ pub(crate) fn members<'s>(
     let span = if tool.description.is_empty() {
         DUMMY_SP
     } else {
-        builder.doc_span(&doc_text(tool.description))
+        builder.doc_span(&doc_text(&tool.description))
     };
     let args = property(span, tool.name, false, ty);
     let id = lower(types, tool.output);

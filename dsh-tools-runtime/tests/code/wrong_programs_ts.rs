@@ -366,6 +366,14 @@ fn the_sdk_says_which_tools_ask_and_how_a_refusal_reads() {
         sdk.contains("// Find files by name with a glob pattern.\nglob: "),
         "{sdk}"
     );
+    // The prompt's SDK (assembled from per-tool fragments) marks it the same way.
+    let prompt = registry().prompt(None).unwrap();
+    let sections: Vec<&str> = prompt.sections.iter().map(|s| s.text.as_str()).collect();
+    let sections = sections.join("\n");
+    assert!(
+        sections.contains("// Run a shell command. (may ask for approval)\nbash: "),
+        "{sections}"
+    );
     let refusal = RUN_CASES
         .iter()
         .find(|case| case.mistake.starts_with("approval refused"))
