@@ -189,12 +189,6 @@ impl Pipeline {
     pub(crate) fn enforce_deadlines(&self, enforce: bool) {
         self.dispatch.enforce_deadlines(enforce);
     }
-
-    /// The host state of type `T`, if provided.
-    #[cfg(feature = "mcp")]
-    pub(crate) fn state<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
-        self.dispatch.states().get::<T>()
-    }
 }
 
 /// The hooks of kind `K` that apply to `exec`, from the store as it is now.

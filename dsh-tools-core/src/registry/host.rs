@@ -202,7 +202,7 @@ impl ToolRegistry {
     /// The host state of type `T` ([`provide_state`](Self::provide_state)), if provided.
     #[cfg(feature = "mcp")]
     pub(crate) fn host_state<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
-        self.inner.pipeline.state::<T>()
+        self.inner.pipeline.states().get::<T>()
     }
 
     /// Makes host state available to `State<T>` tool parameters.
